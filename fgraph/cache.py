@@ -1,0 +1,42 @@
+"""A least-recently-used cache of evaluated results, bounded in bytes."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+
+class ResultCache:
+    """Structural key -> read-only array; evicts the oldest past ``max_bytes``."""
+
+    def __init__(self, max_bytes: int = 256 << 20):
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self._items: OrderedDict = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key):
+        arr = self._items.get(key)
+        if arr is None:
+            self.misses += 1
+            return None
+        self._items.move_to_end(key)
+        self.hits += 1
+        return arr
+
+    def put(self, key, arr: np.ndarray) -> None:
+        if arr.nbytes > self.max_bytes or key in self._items:
+            return
+        self._items[key] = arr
+        self.nbytes += arr.nbytes
+        while self.nbytes > self.max_bytes:
+            _, old = self._items.popitem(last=False)
+            self.nbytes -= old.nbytes
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.nbytes = 0
+
+    def __len__(self):
+        return len(self._items)

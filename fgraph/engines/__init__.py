@@ -1,0 +1,43 @@
+"""The Engine layer: compile a graph for a device and run it.
+
+Engines register by name; ``fgraph.compile(graph, engine="numpy")`` picks one.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import FgraphError
+
+_ENGINES: dict[str, Callable] = {}
+_INSTANCES: dict[str, object] = {}
+
+
+def register_engine(name: str, factory: Callable) -> None:
+    _ENGINES[name] = factory
+
+
+def get_engine(name: str):
+    eng = _INSTANCES.get(name)
+    if eng is None:
+        if name not in _ENGINES:
+            raise FgraphError(f"unknown engine {name!r}; known: {sorted(_ENGINES)}")
+        eng = _INSTANCES[name] = _ENGINES[name]()
+    return eng
+
+
+def compile(graph, engine: str = "numpy", **options):
+    """Compile ``graph`` for ``engine``; returns an executable."""
+    from ..graph import Graph
+
+    if not isinstance(graph, Graph):
+        graph = Graph(graph)
+    return get_engine(engine).compile(graph, **options)
+
+
+def _numpy_engine():
+    from .numpy_engine import NumpyEngine
+
+    return NumpyEngine()
+
+
+register_engine("numpy", _numpy_engine)

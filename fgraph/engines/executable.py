@@ -1,0 +1,175 @@
+"""What ``fgraph.compile`` returns: call it with feeds, get results.
+
+Feeds are checked against their placeholders (name, shape, dtype) before
+anything runs; updates are applied only after every output and update value
+has been computed, so a failed call leaves the variables as they were.
+"""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import DTypeError, FgraphError, ShapeError, user_location
+from ..graph import Graph
+from ..symbol import error_at
+from .program import Program, may_alias
+
+
+class Executable:
+    """A graph compiled for one engine.  ``exe(*feeds, **feeds)`` runs one step."""
+
+    def __init__(self, graph: Graph, engine, kernel_attr: str):
+        self.graph = graph
+        self.engine = engine
+        self._device = engine.device
+        roots = graph.roots()
+        self._program = Program(roots, kernel_attr, engine.name)
+        prog = self._program
+        self._out_slots = [prog.slot[id(n)] for n in graph.outputs]
+        self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates]
+        self._placeholders = {n.name: n for n in graph.placeholders}
+        self._feed_order = [n.name for n in graph.placeholders]
+        self._state: dict[str, Any] = {}
+        for n in graph.variables:
+            self._state[n.name] = self._frozen(self._device.asarray(n.param("value").array))
+        # slot -> how to fill it before a run
+        self._fill = []
+        template = [None] * len(prog.order)
+        for k, n in prog.leaves.items():
+            if n.op == "placeholder":
+                self._fill.append((k, "feed", n.name))
+            elif n.op == "variable":
+                self._fill.append((k, "state", n.name))
+        self._template = template
+
+    # -- public
+    @property
+    def variables(self) -> Mapping[str, Any]:
+        """Current values of the variables (read-only arrays)."""
+        return MappingProxyType(self._state)
+
+    @property
+    def inputs(self) -> list[str]:
+        """Placeholder names, in the order positional feeds fill them."""
+        return list(self._feed_order)
+
+    def __call__(self, *args, **feeds):
+        """Evaluate once with these feeds, apply the updates, return the results."""
+        return self._step(self._bind(args, feeds))
+
+    def run(self, steps: int = 1, *args, **feeds):
+        """Run ``steps`` evaluations with the same feeds; returns the last results."""
+        if int(steps) < 1:
+            raise error_at(FgraphError, "run", f"steps must be >= 1, got {steps}")
+        bound = self._bind(args, feeds)
+        result = None
+        for _ in range(int(steps)):
+            result = self._step(bound)
+        return result
+
+    def assign(self, **values) -> None:
+        """Set variables by name (shape and dtype must match)."""
+        new = dict(self._state)
+        for name, value in values.items():
+            if name not in self._state:
+                raise error_at(FgraphError, "assign", f"no variable named {name!r}; variables: {sorted(self._state)}")
+            old = self._state[name]
+            arr = self._device.asarray(value)
+            if arr.shape != old.shape or arr.dtype != old.dtype:
+                raise error_at(FgraphError, "assign", f"variable {name!r} is {old.dtype}{list(old.shape)}, "
+                                                      f"got {arr.dtype}{list(arr.shape)}")
+            new[name] = self._frozen(arr.copy())
+        self._state = new
+
+    # -- internals
+    def _bind(self, args, feeds) -> dict:
+        where = user_location(3)
+        if len(args) > len(self._feed_order):
+            raise error_at(FgraphError, "feed", f"{len(args)} positional feeds given, the graph has "
+                                                f"{len(self._feed_order)} placeholder(s) {self._feed_order}", where)
+        named = dict(zip(self._feed_order, args))
+        for k, v in feeds.items():
+            if k in named:
+                raise error_at(FgraphError, "feed", f"placeholder {k!r} is fed twice", where)
+            named[k] = v
+        unknown = [k for k in named if k not in self._placeholders]
+        if unknown:
+            hint = " (variables are set with exe.assign)" if any(k in self._state for k in unknown) else ""
+            raise error_at(FgraphError, "feed", f"unknown feed name(s) {unknown}; placeholders: "
+                                                f"{self._feed_order}{hint}", where)
+        missing = [k for k in self._feed_order if k not in named]
+        if missing:
+            raise error_at(FgraphError, "feed", f"missing feed(s) for placeholder(s) {missing}", where)
+        bound = {}
+        for name, value in named.items():
+            ph = self._placeholders[name]
+            arr = self._check_feed(ph, value, where)
+            bound[name] = arr
+        return bound
+
+    def _check_feed(self, ph, value, where):
+        xp = self._device.xp
+        if isinstance(value, (list, tuple, int, float, bool, complex)):
+            arr = np.asarray(value)
+            if arr.dtype != ph.dtype and np.can_cast(arr.dtype, ph.dtype, "same_kind"):
+                arr = arr.astype(ph.dtype)
+            value = arr
+        if not hasattr(value, "shape") or not hasattr(value, "dtype"):
+            raise error_at(DTypeError, "feed", f"placeholder {ph.name!r} was fed a {type(value).__name__}, "
+                                               "not an array", where)
+        if tuple(value.shape) != ph.shape:
+            raise error_at(ShapeError, "feed", f"placeholder {ph.name!r} expects shape {ph.shape}, "
+                                               f"got {tuple(value.shape)}", where)
+        if value.dtype != ph.dtype:
+            raise error_at(DTypeError, "feed", f"placeholder {ph.name!r} expects dtype {ph.dtype}, "
+                                               f"got {value.dtype}", where)
+        return self._device.asarray(value) if not isinstance(value, xp.ndarray) else value
+
+    def _step(self, bound: dict):
+        prog = self._program
+        values = list(self._template)
+        state = self._state
+        persistent = set()
+        for k, kind, name in self._fill:
+            arr = bound[name] if kind == "feed" else state[name]
+            values[k] = arr
+            persistent.add(id(arr))
+        for k, n in prog.leaves.items():
+            if n.op == "constant":
+                persistent.add(id(n.param("value").array))
+        prog.run(values)
+        new_state = dict(state)
+        for name, slot in self._update_slots:
+            arr = self._as_array(values[slot], prog.order[slot])
+            if may_alias(arr, persistent):
+                arr = arr.copy()
+            new_state[name] = self._frozen(arr)
+        persistent.update(id(a) for a in new_state.values())
+        outs = []
+        for slot in self._out_slots:
+            arr = self._as_array(values[slot], prog.order[slot])
+            if may_alias(arr, persistent):
+                arr = arr.copy()
+            outs.append(arr)
+        self._state = new_state  # only now: a failure above changed nothing
+        return self.graph.unflatten(outs)
+
+    def _as_array(self, value, node):
+        xp = self._device.xp
+        if isinstance(value, xp.ndarray) and value.dtype == node.dtype:
+            return value
+        return xp.asarray(value, dtype=node.dtype)
+
+    @staticmethod
+    def _frozen(arr):
+        if hasattr(arr, "flags"):
+            try:
+                arr.flags.writeable = False
+            except (ValueError, AttributeError):
+                pass
+        return arr
+
+    def __repr__(self):
+        return f"<fgraph.Executable {self.engine.name}: {len(self._program.instructions)} kernels>"

@@ -1,0 +1,64 @@
+"""The NumPy engine: the default, embedded CPU engine."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..cache import ResultCache
+from ..devices import NumpyDevice
+from ..errors import FgraphError, format_location
+from . import numpy_kernels  # noqa: F401  (attaches the kernels)
+from .executable import Executable
+from .program import Program
+
+
+class NumpyEngine:
+    name = "numpy"
+    kernel_attr = "numpy_kernel"
+
+    def __init__(self, cache_bytes: int = 256 << 20):
+        self.device = NumpyDevice()
+        self.cache = ResultCache(cache_bytes)
+
+    def compile(self, graph, **options) -> Executable:
+        return Executable(graph, self, self.kernel_attr)
+
+    def evaluate(self, nodes, **options) -> list[np.ndarray]:
+        """Evaluate nodes outside a compiled graph; results are memoised by
+        structural key and returned read-only (they may be shared)."""
+        results = [self.cache.get(n.key) for n in nodes]
+        todo = [n for n, r in zip(nodes, results) if r is None]
+        if todo:
+            prog = Program(todo, self.kernel_attr, self.name, known=self._known(todo))
+            values = [None] * len(prog.order)
+            for k, n in prog.leaves.items():
+                values[k] = self._leaf_value(n)
+            prog.run(values)
+            for n in todo:
+                arr = np.asarray(values[prog.slot[id(n)]], dtype=n.dtype)
+                if arr.flags.writeable:
+                    arr = arr if arr.base is None and arr.flags.owndata else arr.copy()
+                    arr.flags.writeable = False
+                self.cache.put(n.key, arr)
+                results[nodes.index(n)] = arr
+        return results
+
+    def _known(self, roots):
+        """Nodes below the roots whose values are cached already."""
+        from ..symbol import topological
+
+        known = {}
+        for n in topological(roots):
+            if n.inputs:
+                hit = self.cache._items.get(n.key)
+                if hit is not None and all(n is not r for r in roots):
+                    known[id(n)] = hit
+        self._known_values = known
+        return known
+
+    def _leaf_value(self, n):
+        if n.op == "placeholder":
+            raise FgraphError(f"placeholder {n.name!r} has no value: evaluate through "
+                              f"fgraph.compile(graph)(**feeds) (made at {format_location(n.where)})")
+        if n.op == "variable":
+            return n.param("value").array
+        return self._known_values[id(n)]

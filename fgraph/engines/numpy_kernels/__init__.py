@@ -1,0 +1,12 @@
+"""NumPy kernels, attached to the ops as the ``numpy_kernel`` attribute.
+
+A kernel is ``kernel(*input_arrays, **params) -> array``.  One module per op
+family; importing this package attaches them all."""
+from importlib import import_module
+
+from ...ops import FAMILIES
+
+from . import leaves  # noqa: F401,E402
+
+for _family in FAMILIES:
+    import_module(f"{__name__}.{_family}")

@@ -1,0 +1,1 @@
+"""NumPy kernels for the creation ops (to be filled)."""

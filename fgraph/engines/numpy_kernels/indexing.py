@@ -1,0 +1,1 @@
+"""NumPy kernels for the indexing ops (to be filled)."""

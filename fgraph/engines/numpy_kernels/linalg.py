@@ -1,0 +1,1 @@
+"""NumPy kernels for the linalg ops (to be filled)."""

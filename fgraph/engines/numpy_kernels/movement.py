@@ -1,0 +1,1 @@
+"""NumPy kernels for the movement ops (to be filled)."""

@@ -1,0 +1,1 @@
+"""NumPy kernels for the reduction ops (to be filled)."""

@@ -1,0 +1,1 @@
+"""NumPy kernels for the sorting ops (to be filled)."""

@@ -1,0 +1,114 @@
+"""A compiled program: a flat instruction list over value slots.
+
+Shared by the engines: the schedule (topological order), kernel lookup by
+op attribute, value lifetimes (a slot is dropped after its last use, so
+memory is freed as eagerly as NumPy would), and the run loop.
+"""
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+from ..errors import FgraphError, format_location
+from ..symbol import Node, describe, topological
+from ..types import attr_table
+
+
+class Program:
+    """Instructions ``(kernel, input slots, params, output slot, slots to free)``.
+
+    ``leaves`` maps slot -> leaf node (constants, literals, placeholders,
+    variables), filled before the loop; ``roots`` are slots never freed.
+    """
+
+    __slots__ = ("order", "slot", "instructions", "leaves", "root_slots")
+
+    def __init__(self, roots: Sequence[Node], kernel_attr: str, engine: str,
+                 known: Mapping[int, object] | None = None):
+        known = known or {}
+        order = _order(roots, known)
+        slot = {id(n): k for k, n in enumerate(order)}
+        root_slots = {slot[id(r)] for r in roots}
+        last_use = {}
+        for k, n in enumerate(order):
+            if id(n) in known:
+                continue
+            for i in n.inputs:
+                last_use[slot[id(i)]] = k
+        frees: dict[int, list[int]] = {}
+        for s, k in last_use.items():
+            if s not in root_slots:
+                frees.setdefault(k, []).append(s)
+        kernels = attr_table(kernel_attr)
+        instructions = []
+        leaves = {}
+        for k, n in enumerate(order):
+            if id(n) in known or not n.inputs and n.op in ("placeholder", "variable"):
+                leaves[k] = n
+                continue
+            kernel = kernels.get(n.op)
+            if kernel is None:
+                raise FgraphError(f"op {n.op!r} has no kernel on the {engine} engine "
+                                  f"(node made at {format_location(n.where)})")
+            ins = tuple(slot[id(i)] for i in n.inputs)
+            instructions.append((kernel, ins, dict(n.params), k, tuple(frees.get(k, ()))))
+        self.order = order
+        self.slot = slot
+        self.instructions = instructions
+        self.leaves = leaves
+        self.root_slots = root_slots
+
+    def run(self, values: list) -> list:
+        """Run every instruction; ``values`` holds the leaves already."""
+        k = -1
+        try:
+            for k, (kernel, ins, params, out, free) in enumerate(self.instructions):
+                values[out] = kernel(*[values[i] for i in ins], **params)
+                for f in free:
+                    values[f] = None
+        except FgraphError:
+            raise
+        except Exception as e:  # name the node and the user's line, not NumPy's internals
+            node = self.order[self.instructions[k][3]]
+            raise FgraphError(f"{node.op} failed at run time: {type(e).__name__}: {e} "
+                              f"(inputs: {describe(node.inputs)})\n  node made at {format_location(node.where)}"
+                              ) from e
+        return values
+
+
+def _order(roots: Sequence[Node], known: Mapping[int, object]) -> list[Node]:
+    """Topological order that does not descend below ``known`` nodes."""
+    if not known:
+        return topological(roots)
+    order: list[Node] = []
+    seen: set[int] = set()
+    for r in roots:
+        if id(r) in seen:
+            continue
+        seen.add(id(r))
+        stack = [(r, 0)]
+        while stack:
+            node, i = stack[-1]
+            ins = () if id(node) in known else node.inputs
+            if i < len(ins):
+                stack[-1] = (node, i + 1)
+                child = ins[i]
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, 0))
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def may_alias(arr, persistent: set[int]) -> bool:
+    """Whether ``arr`` is, or is a view into, an array the engine must keep."""
+    b = arr
+    while b is not None:
+        if id(b) in persistent:
+            return True
+        b = getattr(b, "base", None)
+    return False
+
+
+Kernel = Callable

@@ -1,0 +1,65 @@
+"""``fgraph.jit(fn)``: trace once per argument shapes/dtypes, then run compiled."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .operator import Tensor
+from .tree import flatten, unflatten
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, Tensor))
+
+
+def jit(fn=None, *, engine: str = "numpy", optimise: bool = True):
+    """Wrap ``fn`` (written with ``fgraph.numpy``) so that each call with
+    NumPy arrays runs a compiled graph, traced once per shapes and dtypes.
+
+    Array arguments (NumPy arrays and scalars) become placeholders; anything
+    else (Python numbers, strings, tuples of them) is static and part of the
+    cache key.  Called with lazy arrays, it just calls ``fn`` (it composes).
+    """
+    if fn is None:
+        return functools.partial(jit, engine=engine, optimise=optimise)
+    cache: dict = {}
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        leaves, structure = flatten((args, kwargs), _is_array)
+        if any(isinstance(x, Tensor) for x in leaves):
+            return fn(*args, **kwargs)
+        arrays = [np.asarray(x) if _is_array(x) else None for x in leaves]
+        key = (structure, tuple((a.shape, a.dtype.str) if a is not None else ("static", _static_key(x))
+                                for a, x in zip(arrays, leaves)))
+        exe = cache.get(key)
+        if exe is None:
+            exe = cache[key] = _trace(fn, leaves, arrays, structure, engine, optimise)
+        return exe(*[a for a in arrays if a is not None])
+
+    wrapped.cache = cache
+    return wrapped
+
+
+def _static_key(x):
+    try:
+        hash(x)
+        return (type(x), x)
+    except TypeError:
+        return (type(x), repr(x))
+
+
+def _trace(fn, leaves, arrays, structure, engine, optimise):
+    from . import make
+    from .engines import compile
+    from .graph import Graph
+    from .optimiser import optimise as run_optimiser
+
+    ns = make(engine)
+    traced = []
+    for i, (a, x) in enumerate(zip(arrays, leaves)):
+        traced.append(ns.placeholder(a.shape, a.dtype, name=f"arg{i}") if a is not None else x)
+    args, kwargs = unflatten(structure, traced)
+    g = Graph(fn(*args, **kwargs), inputs=[t for t in traced if isinstance(t, Tensor)])
+    return compile(run_optimiser(g) if optimise else g, engine=engine)

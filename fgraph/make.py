@@ -1,0 +1,41 @@
+"""``fgraph.make(engine, dtype)``: a NumPy-named namespace bound to a stack."""
+from __future__ import annotations
+
+import functools
+import types
+
+from . import stack as _stack
+
+
+def make(engine: str = "numpy", dtype=None, **options) -> types.ModuleType:
+    """A namespace with NumPy's names whose arrays evaluate on ``engine`` and
+    whose creation functions default to ``dtype`` (Owl's ``Make(Device)(Number)``).
+
+    ``make()`` with no arguments is ``fgraph.numpy`` itself.
+    """
+    from . import numpy as fnp
+    from .engines import get_engine
+
+    if engine == "numpy" and dtype is None and not options:
+        return fnp
+    get_engine(engine)  # fail early on an unknown engine
+    st = _stack.Stack(engine, dtype, **options)
+    mod = types.ModuleType(f"fgraph.numpy[{engine}, {st.float_dtype}]", fnp.__doc__)
+    for name in fnp.__all__:
+        obj = getattr(fnp, name)
+        setattr(mod, name, _bind(obj, st) if isinstance(obj, types.FunctionType) else obj)
+    mod.__all__ = list(fnp.__all__)
+    mod.stack = st
+    st.namespace = mod
+    return mod
+
+
+def _bind(fn, st):
+    @functools.wraps(fn)
+    def bound(*args, **kwargs):
+        token = _stack.activate(st)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _stack.deactivate(token)
+    return bound

@@ -1,0 +1,61 @@
+"""``import fgraph.numpy as np``: NumPy's names, building a lazy graph.
+
+This is the default stack (NumPy engine, NumPy's default dtypes).  It is
+also a Python Array API standard namespace (2024.12).
+"""
+from importlib import import_module as _import_module
+
+import numpy as _np
+
+from ..ops import FAMILIES as _FAMILIES
+from ..operator import Tensor
+from ..operator import constant_node as _constant_node
+from ..operator import placeholder_node as _placeholder_node
+from ..operator import variable_node as _variable_node
+
+__all__ = ["Tensor", "placeholder", "variable", "ndarray"]
+
+ndarray = Tensor  # isinstance(t, fnp.ndarray) reads naturally
+
+
+def placeholder(shape, dtype=None, name=None) -> Tensor:
+    """An input fed at each run: ``placeholder((64, 784), "float32", name="x")``.
+
+    ``dtype`` defaults to the stack's float dtype.
+    """
+    from ..array_api import canonical_dtype
+    from ..stack import current
+
+    st = current()
+    dt = st.float_dtype if dtype is None else canonical_dtype(dtype, st)
+    return Tensor(_placeholder_node(shape, dt, name), st)
+
+
+def variable(value, name=None, dtype=None) -> Tensor:
+    """State with an initial value; graphs update it through ``updates``."""
+    from ..operator import python_data_array
+    from ..stack import current
+
+    st = current()
+    if isinstance(value, Tensor):
+        value = value.eval()
+    arr = value if isinstance(value, _np.ndarray) and dtype is None else python_data_array(value, dtype, st)
+    return Tensor(_variable_node(arr, name), st)
+
+
+for _family in _FAMILIES:
+    _mod = _import_module(f"fgraph.ops.{_family}")
+    for _name in _mod.__all__:
+        globals()[_name] = getattr(_mod, _name)
+        __all__.append(_name)
+
+_api = _import_module("fgraph.array_api")
+for _name in getattr(_api, "__all__", ()):
+    globals()[_name] = getattr(_api, _name)
+    __all__.append(_name)
+
+# constants NumPy has
+pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
+__all__ += ["pi", "e", "inf", "nan", "newaxis", "euler_gamma"]
+
+del _family, _mod, _name, _api

@@ -1,0 +1,7 @@
+"""Op families.  Each module registers its ops with their shape rules (the
+Shape layer) and defines the NumPy-named functions that build them (the
+Operator layer); kernels are attached separately, from ``fgraph/engines``.
+
+A family module lists its public names in ``__all__``; the namespace
+``fgraph.numpy`` is the union of these lists."""
+FAMILIES = ("elementwise", "creation", "reduction", "movement", "indexing", "linalg", "sorting")

@@ -1,0 +1,2 @@
+"""creation ops (to be filled)."""
+__all__: list = []

@@ -1,0 +1,195 @@
+"""Element-wise ops: every real/complex NumPy ufunc, plus where, clip, round,
+astype and friends.  Shapes broadcast; dtypes follow NumPy's own ufunc loop
+resolution under NEP 50 (Python scalars are weak)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DTypeError, FgraphError, ShapeError
+from ..operator import Tensor, apply, lift, stack_of
+from ..shape import broadcast_shapes, check_weak_int_fits, defop, result_type, ufunc_dtypes
+from ..symbol import error_at, make_node
+
+# gufuncs live in linalg; isnat is for datetimes only
+_SKIP = {"matmul", "matvec", "vecmat", "vecdot", "isnat"}
+_MULTI_OUTPUT = {"divmod", "modf", "frexp"}
+
+#: canonical ufunc name -> the NumPy ufunc (its dtype rules are our spec)
+UFUNCS: dict[str, np.ufunc] = {}
+#: every NumPy name of an element-wise ufunc (aliases included) -> canonical name
+ALIASES: dict[str, str] = {}
+for _n in dir(np):
+    _u = getattr(np, _n)
+    if isinstance(_u, np.ufunc) and _u.__name__ not in _SKIP:
+        UFUNCS[_u.__name__] = _u
+        ALIASES[_n] = _u.__name__
+
+
+def _ufunc_rule(ufunc: np.ufunc, output: int = 0):
+    def rule(inputs, dtype=None, output=output):
+        shape = broadcast_shapes(*(i.shape for i in inputs))
+        return shape, ufunc_dtypes(ufunc, inputs, dtype)[ufunc.nin + output]
+    rule.__doc__ = f"numpy.{ufunc.__name__}: broadcast shapes, NumPy's loop dtype."
+    return rule
+
+
+for _name, _u in UFUNCS.items():
+    defop(_name, _ufunc_rule(_u), f"numpy.{_name}", elementwise=True, nin=_u.nin, nout=1)
+
+
+def _ufunc_function(public: str, name: str):
+    ufunc = UFUNCS[name]
+
+    def fn(*args, out=None, where=True, dtype=None, casting="same_kind", order="K", subok=True, signature=None):
+        if out is not None:
+            raise error_at(FgraphError, public, "out= cannot write into an fgraph array: they are immutable")
+        if where is not True:
+            raise error_at(FgraphError, public, "where= leaves elements undefined; use "
+                                                "fgraph.numpy.where(mask, f(x), x) instead")
+        if len(args) != ufunc.nin:
+            raise error_at(FgraphError, public, f"takes {ufunc.nin} array argument(s), got {len(args)}")
+        st = stack_of(args)
+        nodes = [lift(a, st) for a in args]
+        params = () if dtype is None else (("dtype", np.dtype(dtype)),)
+        if any(n.weak and n.dtype.kind == "i" for n in nodes):
+            _check_weak_ints(ufunc, nodes, dtype, public)
+        if name in _MULTI_OUTPUT:
+            return tuple(Tensor(make_node(name, nodes, params + (("output", k),)), st) for k in range(ufunc.nout))
+        return Tensor(make_node(name, nodes, params), st)
+
+    fn.__name__ = fn.__qualname__ = public
+    fn.__doc__ = f"Lazy numpy.{public}: same arguments, shapes and dtypes as NumPy; ``out=`` is refused."
+    return fn
+
+
+def _check_weak_ints(ufunc, nodes, dtype, public):
+    try:
+        loop = ufunc_dtypes(ufunc, nodes, dtype)
+    except DTypeError:
+        return  # make_node reports it with full context
+    for n, dt in zip(nodes, loop):
+        if n.weak and n.dtype.kind == "i":
+            try:
+                check_weak_int_fits(n.params[0][1].value, dt, public)
+            except DTypeError as e:
+                raise error_at(DTypeError, public, str(e).split(": ", 1)[1]) from None
+
+
+__all__ = []
+for _public, _name in ALIASES.items():
+    globals()[_public] = _ufunc_function(_public, _name)
+    __all__.append(_public)
+
+
+# ---------------------------------------------------------------- not ufuncs
+
+def _where_rule(inputs):
+    cond, x, y = inputs
+    return broadcast_shapes(cond.shape, x.shape, y.shape), result_type(x, y)
+
+
+defop("where", _where_rule, "numpy.where(cond, x, y)", elementwise=True, nin=3)
+
+
+def where(condition, x=None, y=None, /):
+    """Lazy ``numpy.where(condition, x, y)``.
+
+    The one-argument form returns indices whose count depends on the data,
+    which a static-shape graph cannot hold: it raises and says so.
+    """
+    if x is None and y is None:
+        raise error_at(ShapeError, "where", "where(condition) has a data-dependent shape; use "
+                                            "where(mask, a, b) to select element-wise")
+    if x is None or y is None:
+        raise error_at(FgraphError, "where", "either both or neither of x and y should be given")
+    return apply("where", (condition, x, y))
+
+
+def _clip_rule(inputs):
+    return broadcast_shapes(*(i.shape for i in inputs)), ufunc_dtypes(np._core.umath.clip, inputs)[3]
+
+
+defop("clip", _clip_rule, "numpy.clip(a, lo, hi)", elementwise=True, nin=3)
+
+_NO_VALUE = object()
+
+
+def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):
+    """Lazy ``numpy.clip``; either bound may be None (NumPy 2 and Array API forms)."""
+    if out is not None:
+        raise error_at(FgraphError, "clip", "out= cannot write into an fgraph array: they are immutable")
+    lo = min if a_min is _NO_VALUE else a_min
+    hi = max if a_max is _NO_VALUE else a_max
+    lo = None if lo is _NO_VALUE else lo
+    hi = None if hi is _NO_VALUE else hi
+    if lo is None and hi is None:
+        return apply("positive", (a,)) if not isinstance(a, Tensor) else a
+    if lo is None:
+        return globals()["minimum"](a, hi)
+    if hi is None:
+        return globals()["maximum"](a, lo)
+    return apply("clip", (a, lo, hi))
+
+
+def _probe_rule(fn):
+    """Dtype by running NumPy on one-element arrays; shape unchanged."""
+    def rule(inputs, **params):
+        (x,) = inputs
+        probe = np.ones((1,) * len(x.shape), x.dtype) if not x.weak else x.params[0][1].value
+        return x.shape, np.asarray(fn(probe, **params)).dtype
+    return rule
+
+
+defop("round", _probe_rule(np.round), "numpy.round(a, decimals)", elementwise=True, nin=1)
+defop("fix", _probe_rule(np.fix), "numpy.fix", elementwise=True, nin=1)
+defop("real", _probe_rule(np.real), "numpy.real", elementwise=True, nin=1)
+defop("imag", _probe_rule(np.imag), "numpy.imag", elementwise=True, nin=1)
+
+
+def round(a, decimals=0, out=None):
+    """Lazy ``numpy.round`` (half to even, as NumPy)."""
+    if out is not None:
+        raise error_at(FgraphError, "round", "out= cannot write into an fgraph array: they are immutable")
+    return apply("round", (a,), (("decimals", int(decimals)),))
+
+
+around = round
+
+
+def fix(x, out=None):
+    """Lazy ``numpy.fix``: round towards zero."""
+    return apply("fix", (x,))
+
+
+def real(val):
+    """Lazy ``numpy.real``."""
+    return apply("real", (val,))
+
+
+def imag(val):
+    """Lazy ``numpy.imag``."""
+    return apply("imag", (val,))
+
+
+def _astype_rule(inputs, dtype, casting="unsafe"):
+    (x,) = inputs
+    src = x.dtype
+    if not np.can_cast(src, dtype, casting):
+        raise DTypeError(f"cannot cast {src} to {dtype} with casting rule {casting!r}")
+    return x.shape, dtype
+
+
+defop("astype", _astype_rule, "x.astype(dtype)", elementwise=True, nin=1)
+
+
+def astype(x, dtype, /, *, copy=True, casting="unsafe", device=None):
+    """Lazy ``x.astype(dtype)`` (also the Array API's ``astype``)."""
+    from ..array_api import canonical_dtype
+
+    dt = canonical_dtype(dtype, stack_of((x,)))
+    if isinstance(x, Tensor) and x.dtype == dt:
+        return x
+    return apply("astype", (x,), (("dtype", dt), ("casting", casting)))
+
+
+__all__ += ["where", "clip", "round", "around", "fix", "real", "imag", "astype"]

@@ -1,0 +1,2 @@
+"""indexing ops (to be filled)."""
+__all__: list = []

@@ -1,0 +1,2 @@
+"""linalg ops (to be filled)."""
+__all__: list = []

@@ -1,0 +1,2 @@
+"""movement ops (to be filled)."""
+__all__: list = []

@@ -1,0 +1,2 @@
+"""reduction ops (to be filled)."""
+__all__: list = []

@@ -1,0 +1,2 @@
+"""sorting ops (to be filled)."""
+__all__: list = []

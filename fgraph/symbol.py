@@ -1,0 +1,288 @@
+"""The Symbol layer: the immutable node, node construction and traversal.
+
+A node is frozen: op name, static parameters, input nodes, result shape and
+dtype, a label, and the user's (file, line) that made it.  Its structural
+hash is computed once, from its inputs' cached hashes, so hashing a graph of
+a million nodes is linear and never recursive.
+
+Every traversal here is iterative: graphs may be a million nodes deep.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .errors import DTypeError, FgraphError, ShapeError, format_location, user_location
+from .types import attr_table, is_registered
+
+# Salt for the second half of the 128-bit structural key.
+_SALT = 0x9E3779B97F4A7C15
+
+
+class Const:
+    """A constant array held as a node parameter, compared by content.
+
+    The array is copied and frozen, so nothing the user holds can change a
+    graph after the fact, and equal contents hash equal (for CSE and caching).
+    """
+
+    __slots__ = ("array", "_key", "_hash")
+
+    def __init__(self, array: np.ndarray):
+        arr = np.array(array, copy=True, order="C")
+        arr.flags.writeable = False
+        digest = hashlib.blake2b(arr.reshape(-1).view(np.uint8) if arr.size else b"", digest_size=16).digest()
+        object.__setattr__(self, "array", arr)
+        object.__setattr__(self, "_key", (arr.dtype.str, arr.shape, digest))
+        object.__setattr__(self, "_hash", hash(self._key))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Const is immutable")
+
+    def __eq__(self, other):
+        return self is other or (type(other) is Const and self._key == other._key)
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return f"Const({self.array.dtype}{list(self.array.shape)})"
+
+
+class Scalar:
+    """A Python scalar literal as a parameter, compared by type and exact bits.
+
+    ``0.0 == -0.0`` and ``1 == 1.0 == True`` in Python; in a graph they are
+    different constants, so the key is the type and the ``repr``.
+    """
+
+    __slots__ = ("value", "_key")
+
+    def __init__(self, value):
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "_key", (type(value), repr(value)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Scalar is immutable")
+
+    def __eq__(self, other):
+        return type(other) is Scalar and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+class Node:
+    """One immutable node of a computation graph.
+
+    Equality is identity; structural equality is ``a.key == b.key`` (a
+    128-bit structural key), which is what CSE and the result cache use.
+    """
+
+    __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "_hash", "_key2", "__weakref__")
+
+    def __init__(self, op: str, params: tuple, inputs: tuple, shape: tuple, dtype: np.dtype,
+                 weak: bool = False, name: str | None = None, where: tuple | None = None):
+        s = object.__setattr__
+        s(self, "op", op)
+        s(self, "params", params)
+        s(self, "inputs", inputs)
+        s(self, "shape", shape)
+        s(self, "dtype", dtype)
+        s(self, "weak", weak)
+        s(self, "name", name)
+        s(self, "where", where)
+        ih = tuple([i._hash for i in inputs])
+        s(self, "_hash", hash((op, params, ih, shape, dtype, weak)))
+        ih2 = tuple([i._key2 for i in inputs])
+        s(self, "_key2", hash((_SALT, op, params, ih2, shape, dtype, weak)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"fgraph nodes are immutable (tried to set {name!r})")
+
+    def __delattr__(self, name):
+        raise AttributeError("fgraph nodes are immutable")
+
+    def __hash__(self):
+        return self._hash
+
+    # identity equality (object default) keeps dicts keyed by node exact
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """128-bit structural key: equal for structurally equal nodes."""
+        return (self._hash, self._key2)
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def param(self, name: str, default: Any = None) -> Any:
+        for k, v in self.params:
+            if k == name:
+                return v
+        return default
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def replace(self, **changes) -> "Node":
+        """A new node with some fields changed (the original is untouched)."""
+        fields = {f: getattr(self, f) for f in ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where")}
+        fields.update(changes)
+        return Node(**fields)
+
+    def __repr__(self):
+        label = f" {self.name!r}" if self.name else ""
+        return f"<Node {self.op}{label} {self.dtype}{list(self.shape)}>"
+
+    def __reduce__(self):  # nodes are values; pickling is out of scope
+        raise TypeError("fgraph nodes cannot be pickled")
+
+
+def describe(nodes: Iterable) -> str:
+    """'float32[3, 4], int64[]' for error messages."""
+    parts = []
+    for n in nodes:
+        if getattr(n, "weak", False):
+            parts.append(f"python {type(n.params[0][1].value).__name__}")
+        else:
+            parts.append(f"{n.dtype}{list(n.shape)}")
+    return ", ".join(parts)
+
+
+# ---------------------------------------------------------------- construction
+
+_INFER = attr_table("infer")
+_infer_cache: dict = {}
+_INFER_CACHE_MAX = 1 << 16
+_counter = itertools.count()
+
+
+def next_id() -> int:
+    """A process-wide increasing number (orders placeholders by creation)."""
+    return next(_counter)
+
+
+def make_node(op: str, inputs: Sequence[Node], params: tuple = (), name: str | None = None) -> Node:
+    """Make a node of registered op ``op``: infer shape and dtype, or raise.
+
+    A mistake is raised here, where the user makes the node, as a
+    ShapeError or DTypeError naming the op, the inputs and the user's line.
+    """
+    inputs = tuple(inputs)
+    key = (op, params, tuple([(i.shape, i.dtype, i.weak) for i in inputs]))
+    try:
+        shape, dtype = _infer_cache[key]
+    except KeyError:
+        shape, dtype = _infer(op, inputs, params)
+        if len(_infer_cache) >= _INFER_CACHE_MAX:
+            _infer_cache.clear()
+        _infer_cache[key] = (shape, dtype)
+    except TypeError:  # unhashable params: infer without the cache
+        shape, dtype = _infer(op, inputs, params)
+    return Node(op, params, inputs, shape, dtype, False, name, user_location(2))
+
+
+def _infer(op: str, inputs: tuple, params: tuple):
+    try:
+        rule = _INFER[op]
+    except KeyError:
+        if not is_registered(op):
+            raise FgraphError(f"unknown op {op!r}") from None
+        raise FgraphError(f"op {op!r} has no shape rule") from None
+    try:
+        shape, dtype = rule(inputs, **dict(params))
+        return tuple(int(d) for d in shape), np.dtype(dtype)
+    except FgraphError as e:
+        raise _located(type(e), op, inputs, str(e)) from None
+    except (ValueError, IndexError) as e:  # NumPy's own AxisError etc.
+        raise _located(ShapeError, op, inputs, str(e)) from None
+    except TypeError as e:  # NumPy's "no loop matching" etc.
+        raise _located(DTypeError, op, inputs, str(e)) from None
+
+
+def _located(cls, op, inputs, detail):
+    where = format_location(user_location(3))
+    return cls(f"{op}: {detail} (inputs: {describe(inputs) or 'none'})\n  at {where}")
+
+
+def error_at(cls, op: str, detail: str, where=None):
+    """An error of class ``cls`` naming the op and the user's line."""
+    loc = format_location(where if where is not None else user_location(2))
+    return cls(f"{op}: {detail}\n  at {loc}")
+
+
+# ---------------------------------------------------------------- traversal
+
+def topological(outputs: Iterable[Node]) -> list[Node]:
+    """All nodes the outputs depend on, inputs before users (iterative DFS).
+
+    Deterministic: inputs are visited left to right.
+    """
+    order: list[Node] = []
+    seen: set[int] = set()
+    stack: list[tuple[Node, int]] = []
+    for out in outputs:
+        if id(out) in seen:
+            continue
+        stack.append((out, 0))
+        seen.add(id(out))
+        while stack:
+            node, i = stack[-1]
+            ins = node.inputs
+            if i < len(ins):
+                stack[-1] = (node, i + 1)
+                child = ins[i]
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, 0))
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def iter_nodes(outputs: Iterable[Node]) -> Iterator[Node]:
+    return iter(topological(outputs))
+
+
+def users(order: Sequence[Node]) -> dict[int, list[Node]]:
+    """id(node) -> the nodes in ``order`` that take it as an input."""
+    out: dict[int, list[Node]] = {id(n): [] for n in order}
+    for n in order:
+        for i in n.inputs:
+            out[id(i)].append(n)
+    return out
+
+
+def rebuild(order: Sequence[Node], replace) -> dict[int, Node]:
+    """Rebuild nodes bottom-up: ``replace(node, new_inputs) -> Node``.
+
+    Returns id(old) -> new.  A node whose inputs did not change and that
+    ``replace`` keeps is shared, not copied.
+    """
+    new: dict[int, Node] = {}
+    for n in order:
+        ins = tuple(new[id(i)] for i in n.inputs)
+        new[id(n)] = replace(n, ins)
+    return new
+
+
+def structurally_equal(a: Node, b: Node) -> bool:
+    return a.key == b.key and a.shape == b.shape and a.dtype == b.dtype
