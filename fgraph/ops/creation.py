@@ -20,9 +20,8 @@ def asarray(obj, dtype=None, order=None, *, device=None, copy=None, like=None):
 
         return astype(obj, dtype)
     dt = None if dtype is None else canonical_dtype(dtype, st)
-    if isinstance(obj, (list, tuple)) and any(isinstance(e, Tensor) for e in obj) or \
-            isinstance(obj, (bool, int, float, complex)) and dt is None and False:
-        node = lift(obj, st)
+    if isinstance(obj, (list, tuple)) and any(isinstance(e, Tensor) for e in obj):
+        node = lift(obj, st)  # stacks the tensors
         return Tensor(node, st) if dt is None else asarray(Tensor(node, st), dt)
     if isinstance(obj, np.ndarray) and dt is None:
         arr = obj
