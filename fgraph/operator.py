@@ -71,10 +71,16 @@ def variable_node(value, name: str | None = None) -> Node:
 
 # ---------------------------------------------------------------- lifting
 
-def _namespace():
-    from . import numpy as fnp  # late: the namespace is built above this layer
+_NS = None
 
-    return fnp
+
+def _namespace():
+    global _NS
+    if _NS is None:
+        from . import numpy as fnp  # late: the namespace is built above this layer
+
+        _NS = fnp
+    return _NS
 
 
 def lift(x: Any, stack: _stack.Stack | None = None) -> Node:

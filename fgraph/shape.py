@@ -21,7 +21,8 @@ Shape = tuple
 # dtype a weak Python scalar gets when it stands alone (NumPy's defaults)
 PY_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
                     complex: np.dtype(np.complex128)}
-_WEAK_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+# Python bool behaves like np.bool_ (the lowest kind), so it needs no weak type
+_WEAK_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float, "c": complex}
 
 
 def defop(name: str, infer: Callable, doc: str = "", **attrs: Any) -> str:
@@ -134,7 +135,8 @@ def ufunc_dtypes(ufunc: np.ufunc, inputs: Sequence, dtype=None) -> tuple:
 def result_type(*nodes_or_dtypes) -> np.dtype:
     """np.result_type with weak Python scalars (NEP 50)."""
     args = [weak_type(x) if hasattr(x, "weak") else x for x in nodes_or_dtypes]
-    args = [{bool: False, int: 0, float: 0.0, complex: 0j}[a] if a in _WEAK_TYPE.values() else a for a in args]
+    # identity tests: np.dtype("int64") == int is True in NumPy
+    args = [{int: 0, float: 0.0, complex: 0j}[a] if a is int or a is float or a is complex else a for a in args]
     try:
         return np.result_type(*args)
     except TypeError as e:

@@ -43,6 +43,8 @@ class Executable:
             elif n.op == "variable":
                 self._fill.append((k, "state", n.name))
         self._template = template
+        # constants' frozen arrays: outputs that alias them are copied
+        self._constant_ids = frozenset(id(n.param("value").array) for n in prog.order if n.op == "constant")
 
     # -- public
     @property
@@ -131,14 +133,11 @@ class Executable:
         prog = self._program
         values = list(self._template)
         state = self._state
-        persistent = set()
+        persistent = set(self._constant_ids)
         for k, kind, name in self._fill:
             arr = bound[name] if kind == "feed" else state[name]
             values[k] = arr
             persistent.add(id(arr))
-        for k, n in prog.leaves.items():
-            if n.op == "constant":
-                persistent.add(id(n.param("value").array))
         prog.run(values)
         new_state = dict(state)
         for name, slot in self._update_slots:

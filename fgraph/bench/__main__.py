@@ -1,0 +1,20 @@
+"""python -m fgraph.bench NAME [options] — run one benchmark."""
+import argparse
+import importlib
+import sys
+
+BENCHES = {"build": "Node construction and compile+first-run cost for long chains."}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m fgraph.bench", description=__doc__)
+    parser.add_argument("name", choices=sorted(BENCHES), help="; ".join(f"{k}: {v}" for k, v in BENCHES.items()))
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    parser.add_argument("--out", default="bench-results", help="folder for the JSON results")
+    args = parser.parse_args(argv)
+    mod = importlib.import_module(f"fgraph.bench.{args.name}")
+    return mod.main(quick=args.quick, out=args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
