@@ -59,3 +59,11 @@ pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _
 __all__ += ["pi", "e", "inf", "nan", "newaxis", "euler_gamma"]
 
 del _family, _mod, _name, _api
+
+
+def __getattr__(name):
+    # Called only for names the namespace lacks: say so in NumPy's terms.
+    if hasattr(_np, name):
+        raise AttributeError(f"fgraph.numpy has no lazy version of numpy.{name}; evaluate first with "
+                             f"numpy.asarray(t) and call numpy.{name} on the result")
+    raise AttributeError(f"module 'fgraph.numpy' has no attribute {name!r}")

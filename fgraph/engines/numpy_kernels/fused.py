@@ -1,0 +1,239 @@
+"""NumPy kernels for fused element-wise groups, fma and adagrad.
+
+A fused group runs as straight-line ufunc calls generated once per
+expression.  Three strategies, chosen per (expression, shape) by measuring
+the first calls (all give identical values: element-wise work is not
+reordered):
+
+- ``whole``: the ufunc chain over whole arrays, temporaries reused by
+  liveness (small arrays: no chunking overhead);
+- ``blocked``: the chain over cache-sized chunks (~32K values) writing into a
+  few small reused buffers, so intermediates stay in cache;
+- ``threaded``: the blocked chain with chunks shared among threads (NumPy
+  releases the GIL inside ufunc loops).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ...ops.elementwise import UFUNCS
+from ...types import set_attr
+
+CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
+SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself
+_TRIALS = 2  # timed calls per strategy before choosing
+
+
+# ---------------------------------------------------------------- one instruction
+
+def _where(cond, x, y, out):
+    np.copyto(out, y, casting="unsafe")
+    np.copyto(out, x, casting="unsafe", where=np.broadcast_to(cond, out.shape))
+    return out
+
+
+def _copy_into(fn):
+    def run(*args, out, **params):
+        np.copyto(out, fn(*args, **params), casting="unsafe")
+        return out
+    return run
+
+
+_NON_UFUNC = {
+    "where": _where,
+    "clip": lambda a, lo, hi, out: np.clip(a, lo, hi, out=out),
+    "round": lambda a, out, decimals=0: np.round(a, decimals, out=out),
+    "fix": lambda a, out: np.fix(a, out=out),
+    "astype": lambda a, out, dtype=None, casting="unsafe": _copy_into(np.asarray)(a, out=out),
+    "real": _copy_into(np.real),
+    "imag": _copy_into(np.imag),
+}
+
+
+def instruction_function(op: str, params: dict):
+    """``f(*args, out=buffer)`` for one instruction of a fused expression."""
+    u = UFUNCS.get(op)
+    if u is not None:
+        if "output" in params:  # one output of a multi-output ufunc
+            k = params["output"]
+            return lambda *xs, out: u(*xs, out=tuple(out if j == k else None for j in range(u.nout)))[k]
+        return u
+    return _NON_UFUNC[op]
+
+
+# ---------------------------------------------------------------- code generation
+
+class Compiled:
+    """A fused expression compiled to one Python function over buffers."""
+
+    def __init__(self, expr: tuple, n_inputs: int):
+        self.expr = expr
+        self.n_inputs = n_inputs
+        last_use = {}
+        for t, (_, args, _, _) in enumerate(expr):
+            for a in args:
+                if a >= 0:
+                    last_use[a] = t
+        # buffer assignment by liveness; a temp dying at an instruction gives
+        # its buffer to that instruction's result (in-place, always legal for
+        # element-wise ops of equal shape and itemsize)
+        free: dict[str, list[int]] = {}
+        self.buffer_dtypes: list[np.dtype] = []
+        slot = {}
+        for t, (_, args, _, dt) in enumerate(expr[:-1]):
+            for a in args:
+                if a >= 0 and last_use[a] == t:
+                    free.setdefault(expr[a][3].str, []).append(slot[a])
+            pool = free.get(np.dtype(dt).str)
+            if pool:
+                slot[t] = pool.pop()
+            else:
+                slot[t] = len(self.buffer_dtypes)
+                self.buffer_dtypes.append(np.dtype(dt))
+        names = {"np": np}
+        lines = ["def chunk(ins, out, bufs):"]
+        if n_inputs:
+            lines.append("    " + "".join(f"i{k}, " for k in range(n_inputs)) + "= ins")
+        if self.buffer_dtypes:
+            lines.append("    " + "".join(f"b{k}, " for k in range(len(self.buffer_dtypes))) + "= bufs")
+        for t, (op, args, params, dt) in enumerate(expr):
+            names[f"f{t}"] = instruction_function(op, dict(params))
+            kw = dict(params)
+            kw.pop("output", None)
+            extra = "".join(f", {k}=p{t}_{k}" for k in kw)
+            for k, v in kw.items():
+                names[f"p{t}_{k}"] = v
+            argstr = ", ".join(f"i{-1 - a}" if a < 0 else f"t{a}" for a in args)
+            dst = "out" if t == len(expr) - 1 else f"b{slot[t]}"
+            lines.append(f"    t{t} = f{t}({argstr}, out={dst}{extra})")
+        lines.append("    return out")
+        exec(compile("\n".join(lines), f"<fused {len(expr)} ops>", "exec"), names)
+        self.source = "\n".join(lines)
+        self.chunk = names["chunk"]
+
+
+_compiled: dict = {}
+_choice: dict = {}
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _threads() -> int:
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(_threads(), thread_name_prefix="fgraph-fused")
+    return _pool
+
+
+def compiled(expr: tuple, n_inputs: int) -> Compiled:
+    c = _compiled.get(expr)
+    if c is None:
+        c = _compiled[expr] = Compiled(expr, n_inputs)
+    return c
+
+
+# ---------------------------------------------------------------- strategies
+
+def _whole(c: Compiled, ins, out):
+    bufs = [np.empty(out.shape, dt) for dt in c.buffer_dtypes]
+    return c.chunk(ins, out, bufs)
+
+
+def _blocks(shape: tuple):
+    """Index tuples covering ``shape`` in blocks of about CHUNK values."""
+    inner = 1
+    k = len(shape)
+    while k > 0 and inner * shape[k - 1] <= CHUNK:
+        k -= 1
+        inner *= shape[k]
+    if k == 0:
+        return [()]
+    step = max(1, CHUNK // inner)
+    lead = itertools.product(*(range(d) for d in shape[:k - 1]))
+    return [idx + (slice(s, min(s + step, shape[k - 1])),) for idx in lead for s in range(0, shape[k - 1], step)]
+
+
+def _run_blocks(c: Compiled, ins, out, blocks):
+    bufs_flat = [np.empty(CHUNK if len(blocks) > 1 else out.size, dt) for dt in c.buffer_dtypes]
+    for idx in blocks:
+        if not idx:  # one block: the whole arrays (indexing a 0-d array with () gives a scalar)
+            c.chunk(ins, out, [b[:out.size].reshape(out.shape) for b in bufs_flat])
+            continue
+        o = out[idx]
+        n = o.size
+        bufs = [b[:n].reshape(o.shape) for b in bufs_flat]
+        c.chunk(tuple(x[idx] if isinstance(x, np.ndarray) and x.ndim else x for x in ins), o, bufs)
+    return out
+
+
+def _prepare(ins, shape):
+    """Inputs broadcast (as views) to the output's shape, so one index fits all."""
+    return tuple(np.broadcast_to(x, shape) if isinstance(x, np.ndarray) and x.shape != shape and x.ndim else x
+                 for x in ins)
+
+
+def _blocked(c, ins, out):
+    return _run_blocks(c, _prepare(ins, out.shape), out, _blocks(out.shape))
+
+
+def _threaded(c, ins, out):
+    blocks = _blocks(out.shape)
+    n = _threads()
+    if n == 1 or len(blocks) < 2 * n:
+        return _run_blocks(c, _prepare(ins, out.shape), out, blocks)
+    prepared = _prepare(ins, out.shape)
+    parts = [blocks[i::n] for i in range(n)]
+    list(_executor().map(lambda part: _run_blocks(c, prepared, out, part), parts))
+    return out
+
+
+STRATEGIES = {"whole": _whole, "blocked": _blocked, "threaded": _threaded}
+
+
+def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
+    """Evaluate a fused expression; ``out`` may be given (the memory planner's)."""
+    c = compiled(expr, len(ins))
+    dtype = np.dtype(expr[-1][3])
+    if out is None:
+        out = np.empty(shape, dtype)
+    if strategy is not None:
+        return STRATEGIES[strategy](c, ins, out)
+    size = out.size
+    if size < SMALL:
+        return _whole(c, ins, out)
+    key = (expr, shape, tuple(getattr(x, "dtype", type(x)) for x in ins))
+    choice = _choice.get(key)
+    if isinstance(choice, str):
+        return STRATEGIES[choice](c, ins, out)
+    # measure: run each strategy _TRIALS times, then keep the fastest
+    timings = choice if choice is not None else {name: [] for name in STRATEGIES}
+    name = min(timings, key=lambda s: len(timings[s]))
+    t0 = time.perf_counter()
+    STRATEGIES[name](c, ins, out)
+    timings[name].append(time.perf_counter() - t0)
+    if all(len(v) >= _TRIALS for v in timings.values()):
+        _choice[key] = min(timings, key=lambda s: min(timings[s]))
+    else:
+        _choice[key] = timings
+    return out
+
+
+def chosen_strategy(expr, shape, dtypes) -> str | None:
+    c = _choice.get((expr, shape, tuple(dtypes)))
+    return c if isinstance(c, str) else None
+
+
+set_attr("fused", "numpy_kernel", run_fused)
+set_attr("fma", "numpy_kernel", lambda a, b, c: np.add(np.multiply(a, b), c))
+set_attr("adagrad", "numpy_kernel", lambda x, g, cache, lr, eps: np.subtract(
+    x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps)))))

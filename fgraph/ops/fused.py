@@ -1,0 +1,93 @@
+"""Ops the optimiser creates: fused element-wise groups, fused multiply-add
+and Owl's AdaGrad update.  Users do not call these; passes build them.
+
+A fused node's ``expr`` is a straight-line program over its inputs:
+``((op, args, params, dtype), ...)`` where an arg ``a < 0`` is input
+``-1 - a`` and ``a >= 0`` is the result of instruction ``a``; the last
+instruction is the node's value.  Every instruction has the node's full
+shape (smaller subexpressions stay outside the group, computed once).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..shape import broadcast_shapes, defop, ufunc_dtypes
+
+
+def _fused_rule(inputs, expr, shape, sources=()):
+    broadcast_shapes(shape, *(i.shape for i in inputs))  # inputs must broadcast to the result
+    return shape, expr[-1][3]
+
+
+defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel.", elementwise=True)
+
+
+class _Aval:
+    """An intermediate's abstract value (strong dtype), for chaining dtype rules."""
+
+    weak = False
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, np.dtype(dtype)
+
+
+def _ufunc(ufunc, *args):
+    return _Aval(broadcast_shapes(*(a.shape for a in args)), ufunc_dtypes(ufunc, args)[ufunc.nin])
+
+
+def _fma_rule(inputs):
+    a, b, c = inputs
+    r = _ufunc(np.add, _ufunc(np.multiply, a, b), c)
+    return r.shape, r.dtype
+
+
+defop("fma", _fma_rule, "a * b + c with NumPy's two roundings, one temporary fewer.", elementwise=True)
+
+
+def _adagrad_rule(inputs):
+    x, g, cache, lr, eps = inputs
+    step = _ufunc(np.divide, _ufunc(np.multiply, lr, g), _ufunc(np.sqrt, _ufunc(np.add, cache, eps)))
+    r = _ufunc(np.subtract, x, step)
+    return r.shape, r.dtype
+
+
+defop("adagrad", _adagrad_rule, "x - lr * g / sqrt(cache + eps) (Owl's fused AdaGrad update).", elementwise=True)
+
+__all__: list = []
+
+
+# ---------------------------------------------------------------- expansions
+
+def _instr(ufunc, args, avals):
+    """One ufunc instruction and its abstract result."""
+    r = _ufunc(ufunc, *avals)
+    return (ufunc.__name__, tuple(args), (), r.dtype), r
+
+
+def expand_fma(inputs):
+    """fma(a, b, c) as ufunc instructions: args < 0 are inputs, >= 0 locals."""
+    a, b, c = inputs
+    i0, ab = _instr(np.multiply, (-1, -2), (a, b))
+    i1, _ = _instr(np.add, (0, -3), (ab, c))
+    return [i0, i1]
+
+
+def expand_adagrad(inputs):
+    x, g, cache, lr, eps = inputs
+    i0, step = _instr(np.multiply, (-4, -2), (lr, g))
+    i1, s = _instr(np.add, (-3, -5), (cache, eps))
+    i2, root = _instr(np.sqrt, (1,), (s,))
+    i3, q = _instr(np.divide, (0, 2), (step, root))
+    i4, _ = _instr(np.subtract, (-1, 3), (x, q))
+    return [i0, i1, i2, i3, i4]
+
+
+#: op -> its instructions in a fused expression, for ops that are not one ufunc
+EXPANSIONS = {"fma": expand_fma, "adagrad": expand_adagrad}
+
+# Ops a fused expression can hold: one output per element, an out= form.
+from ..types import set_attr  # noqa: E402
+from .elementwise import UFUNCS  # noqa: E402
+
+for _op in list(UFUNCS) + ["where", "clip", "round", "fix", "astype", "real", "imag", "fma", "adagrad", "fused"]:
+    set_attr(_op, "fusable", True)

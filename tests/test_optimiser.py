@@ -1,0 +1,219 @@
+"""The optimiser: purity, the oracle on random graphs, every rule, fusion."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import fgraph
+import fgraph.numpy as fnp
+from fgraph.engines.numpy_kernels.fused import STRATEGIES, run_fused
+from fgraph.optimiser import (Lit, Op, Rule, Var, USER_RULES, cse, dead_updates, fold_constants, fuse_elementwise,
+                              fuse_patterns, rules_pass, simplify)
+from oracle import arrays, assert_same
+from random_programs import build, feeds, programs
+
+PASSES = [dead_updates, cse, fold_constants, simplify, fuse_patterns, fuse_elementwise]
+
+
+def _run(graph, inputs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fgraph.compile(graph)(**feeds(inputs))
+
+
+@settings(max_examples=100)
+@given(prog=programs())
+def test_optimised_random_graphs_equal_unoptimised_and_numpy(prog):
+    """The default pipeline is exact: identical values, dtypes and shapes."""
+    inputs, steps = prog
+    eager, lazy, phs = build(inputs, steps)
+    g = fgraph.Graph(lazy, inputs=phs)
+    key = g.key
+    g2 = fgraph.optimise(g)
+    assert g.key == key
+    for r0, r1, w in zip(_run(g, inputs), _run(g2, inputs), eager):
+        assert_same(r1, r0)
+        assert_same(r1, w)
+
+
+@settings(max_examples=60)
+@given(prog=programs())
+def test_every_pass_is_pure_and_idempotent_when_nothing_changes(prog):
+    inputs, steps = prog
+    _, lazy, phs = build(inputs, steps)
+    g = fgraph.Graph(lazy[-3:], inputs=phs)
+    node_keys = [n.key for n in g.nodes()]
+    for p in PASSES:
+        key = g.key
+        out = p(g)
+        assert g.key == key and [n.key for n in g.nodes()] == node_keys, p.__name__
+        if p in (cse, fold_constants, dead_updates):
+            assert p(out) is out, p.__name__  # a pass that changes nothing returns its input
+
+
+def test_optimise_report_lists_passes_and_rules():
+    x = fnp.placeholder((4,), "float64", name="x")
+    g = fgraph.Graph(fnp.sin(x) * 1.0 + fnp.sin(x) * 2.0)
+    g2, rep = fgraph.optimise(g, report=True)
+    text = str(rep)
+    assert "cse" in text and "mul_one" in text and "fuse_elementwise" in text
+    assert rep.nodes_before == len(g) and rep.nodes_after == len(g2) < len(g)
+    assert rep.fired["cse"] >= 1 and rep.fired["mul_one"] == 1
+
+
+SPECIAL = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf, 1.5, -2.0])
+
+
+@pytest.mark.parametrize("rule, build_expr", [
+    ("mul_one", lambda x: x * 1), ("mul_one", lambda x: 1.0 * x), ("div_one", lambda x: x / 1),
+    ("pow_one", lambda x: x ** 1), ("sub_zero", lambda x: x - 0), ("add_negative_zero", lambda x: x + -0.0),
+    ("double_negation", lambda x: -(-x)), ("positive", lambda x: +x), ("abs_abs", lambda x: abs(abs(x))),
+])
+def test_exact_rules_fire_and_keep_special_values(rule, build_expr):
+    x = fnp.placeholder(SPECIAL.shape, "float64", name="x")
+    g = fgraph.Graph(build_expr(x))
+    g2, rep = fgraph.optimise(g, report=True)
+    assert rep.fired[rule] >= 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = build_expr(SPECIAL)
+    assert_same(fgraph.compile(g2)(x=SPECIAL), want)  # -0.0, NaN and inf unchanged
+
+
+def test_inexact_rules_need_fast_math():
+    x = fnp.placeholder(SPECIAL.shape, "float64", name="x")
+    for expr, rule in [(x * 0, "mul_zero"), (x - x, "sub_self"), (x / x, "div_self"), (x + 0.0, "add_zero_float")]:
+        _, rep = fgraph.optimise(fgraph.Graph(expr), report=True)
+        assert rep.fired[rule] == 0
+        g, rep = fgraph.optimise(fgraph.Graph(expr), report=True, fast_math=True)
+        assert rep.fired[rule] == 1
+    i = fnp.placeholder((3,), "int64", name="i")
+    _, rep = fgraph.optimise(fgraph.Graph(i + 0), report=True)
+    assert rep.fired["add_zero_int"] == 1
+
+
+def test_rules_respect_dtype_and_shape():
+    i = fnp.placeholder((3,), "int32", name="i")
+    g = fgraph.optimise(fgraph.Graph(i / 1))  # a float result: int / 1 must stay a division
+    assert g.outputs[0].dtype == np.float64
+    np.testing.assert_array_equal(fgraph.compile(g)(i=np.array([1, 2, 3], "int32")), [1.0, 2.0, 3.0])
+    x = fnp.placeholder((3,), "float64", name="x")
+    g = fgraph.optimise(fgraph.Graph(x * np.ones((2, 3))))  # broadcasting by a one keeps its shape
+    assert g.outputs[0].shape == (2, 3)
+
+
+def test_constant_folding_and_its_size_cap():
+    a = fnp.asarray(np.arange(6.0))
+    g, rep = fgraph.optimise(fgraph.Graph(fnp.sin(a) * 2 + 1), report=True)
+    assert [n.op for n in g.nodes()] == ["constant"]
+    np.testing.assert_array_equal(fgraph.compile(g)(), np.sin(np.arange(6.0)) * 2 + 1)
+    big = fnp.asarray(np.float64(1.0)) + np.zeros((1,))  # tiny inputs...
+    huge = fnp.broadcast_to(big, (1000, 1000)) if hasattr(fnp, "broadcast_to") else None
+    if huge is not None:  # ...broadcast to a million values: not folded
+        g = fgraph.optimise(fgraph.Graph(huge * 3))
+        assert all(n.size < 10 for n in g.nodes() if n.op == "constant")
+
+
+def test_user_rule_in_the_pattern_language():
+    x = Var("x")
+    rule = Rule("exp_log", Op("exp", Op("log", x)), lambda m: m.x, when=lambda m: m.same_type("x"), fast_math=True)
+    p = fnp.placeholder((3,), "float64", name="p")
+    g = fgraph.Graph(fnp.exp(fnp.log(p)) + 1)
+    g2, rep = fgraph.optimise(g, passes=[rules_pass([rule], "mine")], report=True)
+    assert rep.fired["exp_log"] == 1 and "log" not in {n.op for n in g2.nodes()}
+    USER_RULES.append(rule)
+    try:
+        assert fgraph.optimise(g, report=True)[1].fired["exp_log"] == 0  # fast-math only
+        assert fgraph.optimise(g, report=True, fast_math=True)[1].fired["exp_log"] == 1
+    finally:
+        USER_RULES.remove(rule)
+
+
+def test_a_rule_that_changes_type_is_refused():
+    bad = Rule("bad", Op("sin", Var("x")), lambda m: m.x.astype("float32"))
+    p = fnp.placeholder((3,), "float64", name="p")
+    with pytest.raises(fgraph.FgraphError, match="rule 'bad' changed float64"):
+        fgraph.optimise(fgraph.Graph(fnp.sin(p)), passes=[rules_pass([bad])])
+
+
+def test_lit_matches_constants_by_value_and_sign():
+    x = Var("x")
+    assert Lit(0).matches(fnp.asarray(np.zeros(3)).node)
+    assert not Lit(0).matches(fnp.asarray(np.array([0.0, -0.0])).node)
+    assert Lit(1).matches(fnp.asarray(np.ones((2, 2), "int32")).node)
+    del x
+
+
+def test_fma_and_adagrad_fusion_are_exact():
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.normal(size=50).astype("float32") for _ in range(3))
+    pa, pb, pc = (fnp.placeholder((50,), "float32", name=n) for n in "abc")
+    g, rep = fgraph.optimise(fgraph.Graph(pa * pb + pc), passes=[fuse_patterns], report=True)
+    assert rep.fired["fma"] == 1 and g.outputs[0].op == "fma"
+    assert_same(fgraph.compile(g)(a=a, b=b, c=c), a * b + c)
+    # Owl's AdaGrad update: x - lr * g / sqrt(cache + eps)
+    x, gr, cache = pa, pb, fnp.abs(pc)
+    upd = x - 0.01 * gr / fnp.sqrt(cache + 1e-8)
+    g, rep = fgraph.optimise(fgraph.Graph(upd), passes=[fuse_patterns], report=True)
+    assert rep.fired["adagrad"] == 1
+    want = a - 0.01 * b / np.sqrt(np.abs(c) + 1e-8)
+    assert_same(fgraph.compile(g)(a=a, b=b, c=c), want)
+    g2 = fgraph.optimise(fgraph.Graph(upd))  # and through element-wise fusion
+    assert_same(fgraph.compile(g2)(a=a, b=b, c=c), want)
+    # a product used twice is not absorbed (it would be computed twice)
+    ab = pa * pb
+    _, rep = fgraph.optimise(fgraph.Graph([ab + pc, ab]), passes=[fuse_patterns], report=True)
+    assert rep.fired["fma"] == 0
+
+
+def test_fused_node_keeps_names_and_lines():
+    x = fnp.placeholder((8,), "float64", name="x")
+    y = fnp.tanh(x) * 2.0 - 1.0  # LINE
+    g = fgraph.optimise(fgraph.Graph(y))
+    (fused,) = [n for n in g.nodes() if n.op == "fused"]
+    sources = fused.param("sources")
+    assert {s[0] for s in sources} >= {"tanh", "multiply", "subtract"} or {s[0] for s in sources} >= {"tanh", "fma"}
+    assert all("test_optimiser.py" in s[2] for s in sources)
+
+
+@st.composite
+def fused_case(draw):
+    out_shape = draw(st.sampled_from([(), (0,), (7,), (3, 5), (300, 700), (2, 70, 1000), (140000,)]))
+    shapes = [draw(hnp.broadcastable_shapes(out_shape, min_dims=0, max_dims=len(out_shape))) for _ in range(3)]
+    shapes[0] = out_shape
+    dt = draw(st.sampled_from(["float32", "float64"]))
+    return [draw(arrays(dt, s, -3, 3)) if s else np.asarray(draw(arrays(dt, (), -3, 3))) for s in shapes]
+
+
+@settings(max_examples=25)
+@given(ins=fused_case())
+def test_fused_strategies_agree_with_numpy_bitwise(ins):
+    a, b, c = ins
+
+    def expr(xp, a, b, c):
+        return xp.where(a > b, xp.tanh(a * b + c), xp.exp(-xp.abs(a))) * 0.5 - xp.sqrt(xp.abs(c)) / (b * b + 1)
+
+    want = expr(np, a, b, c)
+    phs = [fnp.placeholder(v.shape, v.dtype, name=n) for v, n in zip(ins, "abc")]
+    g = fgraph.optimise(fgraph.Graph(expr(fnp, *phs)))
+    (fused,) = [n for n in g.nodes() if n.op == "fused" and n.shape == want.shape]
+    # the fused node's inputs (placeholders, literals, smaller subexpressions), evaluated
+    args = [i.param("value").value if i.op == "literal" else
+            fgraph.compile(fgraph.Graph(fgraph.Tensor(i), inputs=phs))(a=a, b=b, c=c) for i in fused.inputs]
+    for name in STRATEGIES:
+        got = run_fused(*args, **dict(fused.params), strategy=name)
+        assert_same(got, want, what=f"{name}: ")
+    for _ in range(7):  # the autotuner's trials, then its choice
+        assert_same(fgraph.compile(g)(a=a, b=b, c=c), want)
+
+
+def test_fusion_never_duplicates_shared_work():
+    x = fnp.placeholder((10,), "float64", name="x")
+    s = fnp.sin(x)
+    g = fgraph.optimise(fgraph.Graph([s * 2, s + 1]))
+    counts = sum(1 for n in g.nodes() for ins in ([n] if n.op != "fused" else [])
+                 if n.op == "sin")
+    fused_sins = sum(sum(1 for i in n.param("expr") if i[0] == "sin") for n in g.nodes() if n.op == "fused")
+    assert counts + fused_sins == 1
