@@ -181,7 +181,8 @@ def test_fused_node_keeps_names_and_lines():
 @st.composite
 def fused_case(draw):
     out_shape = draw(st.sampled_from([(), (0,), (7,), (3, 5), (300, 700), (2, 70, 1000), (140000,)]))
-    shapes = [draw(hnp.broadcastable_shapes(out_shape, min_dims=0, max_dims=len(out_shape))) for _ in range(3)]
+    shapes = [draw(hnp.broadcastable_shapes(out_shape, min_dims=0, max_dims=len(out_shape), min_side=0))
+              for _ in range(3)]
     shapes[0] = out_shape
     dt = draw(st.sampled_from(["float32", "float64"]))
     return [draw(arrays(dt, s, -3, 3)) if s else np.asarray(draw(arrays(dt, (), -3, 3))) for s in shapes]

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError, user_location
 from ..graph import Graph
-from ..symbol import error_at
+from ..symbol import error_at, no_gc
 from .program import Program, may_alias
 
 
@@ -25,7 +25,8 @@ class Executable:
         self.engine = engine
         self._device = engine.device
         roots = graph.roots()
-        self._program = Program(roots, kernel_attr, engine.name)
+        with no_gc():
+            self._program = Program(roots, kernel_attr, engine.name)
         prog = self._program
         self._out_slots = [prog.slot[id(n)] for n in graph.outputs]
         self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates]

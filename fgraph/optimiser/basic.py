@@ -28,8 +28,8 @@ def dead_updates(graph: Graph) -> Graph:
     return Graph.from_parts(graph.outputs, graph.structure, graph.inputs, keep, graph.attrs)
 
 
-def cse(graph: Graph) -> Graph:
-    """Common-subexpression merging: structurally equal nodes become one."""
+def cse_step():
+    """A per-node step: the first structurally equal node seen stands for all."""
     canon: dict = {}
 
     def merge(node: Node) -> Node:
@@ -40,7 +40,12 @@ def cse(graph: Graph) -> Graph:
             record("cse")
         return first
 
-    return rewrite(graph, merge)
+    return merge
+
+
+def cse(graph: Graph) -> Graph:
+    """Common-subexpression merging: structurally equal nodes become one."""
+    return rewrite(graph, cse_step())
 
 
 FOLD_MIN_ELEMENTS = 1024
@@ -54,6 +59,11 @@ def fold_constants(graph: Graph) -> Graph:
     materialising a broadcast or a large ``zeros``.  Ops marked ``stateful``
     (random generators) are never folded.
     """
+    return rewrite(graph, fold_step())
+
+
+def fold_step():
+    """A per-node step: fold the node if its inputs are all constants."""
     kernels = attr_table("numpy_kernel")
     stateful = attr_table("stateful")
 
@@ -78,4 +88,4 @@ def fold_constants(graph: Graph) -> Graph:
         c = constant_node(value, node.name)
         return c.replace(where=node.where)
 
-    return rewrite(graph, fold)
+    return fold

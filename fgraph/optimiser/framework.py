@@ -100,7 +100,7 @@ def rewrite(graph: Graph, fn: Callable[[Node], Node], origin: dict | None = None
             if all(a is b for a, b in zip(ins, n.inputs)):
                 node = n
             else:
-                node = n.replace(inputs=ins)
+                node = n.with_inputs(ins)
                 if origin is not None:
                     origin[id(node)] = n
         else:

@@ -80,7 +80,7 @@ def fuse_elementwise(graph: Graph) -> Graph:
             new = _fused_node([order[j] for j in replaced[k]], mapping)
             record("fuse_elementwise", len(replaced[k]))
         elif n.inputs and any(id(i) in mapping for i in n.inputs):
-            new = n.replace(inputs=tuple(mapping.get(id(i), i) for i in n.inputs))
+            new = n.with_inputs(tuple(mapping.get(id(i), i) for i in n.inputs))
         else:
             continue
         mapping[id(n)] = new

@@ -158,40 +158,49 @@ class Rule:
     fast_math: bool = False
 
 
-def rules_pass(rules: Iterable[Rule], name: str = "rules"):
-    """A pass that rewrites bottom-up with ``rules`` (first match wins)."""
+def rules_step(rules: Iterable[Rule], graph: Graph):
+    """A per-node step rewriting with ``rules`` (first match wins), and the
+    ``origin`` map that ``rewrite`` must fill for use counts to follow
+    rebuilt nodes."""
     by_op: dict[str, list[Rule]] = {}
     for r in rules:
         for op in r.pattern.ops:
             by_op.setdefault(op, []).append(r)
+    users: dict[int, int] = {}
+    origin: dict[int, Node] = {}
+
+    def count(n: Node) -> int:
+        if not users:  # counted on first need: most rules never ask
+            users.update(_use_counts(graph))
+        return users.get(id(origin.get(id(n), n)), 0)
+
+    def step(node: Node) -> Node:
+        for _ in range(8):  # a few rules in a row at one node; the pipeline loops for more
+            for rule in by_op.get(node.op, ()):
+                b: dict = {}
+                if not match(rule.pattern, node, b):
+                    continue
+                m = Match(node, b, count)
+                if rule.when is not None and not rule.when(m):
+                    continue
+                new = _as_node(rule.build(m), rule, node)
+                record(rule.name)
+                origin[id(new)] = origin.get(id(node), node)
+                node = new
+                break
+            else:
+                return node
+        return node
+
+    return step, origin
+
+
+def rules_pass(rules: Iterable[Rule], name: str = "rules"):
+    """A pass that rewrites bottom-up with ``rules`` (first match wins)."""
+    rules = list(rules)
 
     def run(graph: Graph) -> Graph:
-        users = _use_counts(graph)
-        origin: dict[int, Node] = {}
-
-        def count(n: Node) -> int:
-            return users.get(id(origin.get(id(n), n)), 0)
-
-        def step(node: Node) -> Node:
-            for _ in range(8):  # a few rules in a row at one node; the pipeline loops for more
-                for rule in by_op.get(node.op, ()):
-                    b: dict = {}
-                    if not match(rule.pattern, node, b):
-                        continue
-                    m = Match(node, b, count)
-                    if rule.when is not None and not rule.when(m):
-                        continue
-                    new = _as_node(rule.build(m), rule, node)
-                    record(rule.name)
-                    origin[id(new)] = origin.get(id(node), node)
-                    if new is node:
-                        break
-                    node = new
-                    break
-                else:
-                    return node
-            return node
-
+        step, origin = rules_step(rules, graph)
         return rewrite(graph, step, origin)
 
     run.__name__ = name

@@ -1,0 +1,22 @@
+"""Timing several contenders side by side (interleaved, best of N)."""
+from __future__ import annotations
+
+import gc
+import time
+from typing import Callable
+
+
+def best_of(contenders: dict[str, Callable[[], object]], repeats: int = 7) -> dict[str, float]:
+    """Seconds per call for each contender: the minimum over ``repeats``
+    rounds, each round running every contender once (so noise hits all)."""
+    for f in contenders.values():  # warm-up: traces, autotuning, caches
+        for _ in range(8):
+            f()
+    best = {k: float("inf") for k in contenders}
+    gc.collect()
+    for _ in range(repeats):
+        for k, f in contenders.items():
+            t0 = time.perf_counter()
+            f()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    return best
