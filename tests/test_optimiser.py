@@ -11,7 +11,7 @@ import fgraph.numpy as fnp
 from fgraph.engines.numpy_kernels.fused import STRATEGIES, run_fused
 from fgraph.optimiser import (Lit, Op, Rule, Var, USER_RULES, cse, dead_updates, fold_constants, fuse_elementwise,
                               fuse_patterns, rules_pass, simplify)
-from oracle import arrays, assert_same
+from oracle import array_of, arrays, assert_same
 from random_programs import build, feeds, programs
 
 PASSES = [dead_updates, cse, fold_constants, simplify, fuse_patterns, fuse_elementwise]
@@ -218,3 +218,40 @@ def test_fusion_never_duplicates_shared_work():
                  if n.op == "sin")
     fused_sins = sum(sum(1 for i in n.param("expr") if i[0] == "sin") for n in g.nodes() if n.op == "fused")
     assert counts + fused_sins == 1
+
+
+MOVEMENT_CASES = [
+    ("transpose_transpose", lambda xp, x: xp.transpose(xp.transpose(x, (1, 0, 2)), (2, 0, 1))),
+    ("transpose_transpose", lambda xp, x: xp.transpose(x.T)),
+    ("reshape_reshape", lambda xp, x: xp.reshape(xp.reshape(x, (6, 4)), (24,))),
+    ("reshape_reshape", lambda xp, x: xp.expand_dims(xp.squeeze(xp.expand_dims(x, 0), 0), 1)),
+    ("slice_slice", lambda xp, x: x[1:, ::2][:, 1:]),
+    ("slice_slice", lambda xp, x: x[::-1, 1:, ::-2][1:, ::-1, 1:]),
+    ("broadcast_into_consumer", lambda xp, x: xp.broadcast_to(x[0, 0], (2, 3, 4)) * x),
+    ("broadcast_into_consumer", lambda xp, x: x - xp.broadcast_to(x[:, :1], (2, 3, 4))),
+]
+
+
+@pytest.mark.parametrize("rule, expr", MOVEMENT_CASES)
+@given(v=arrays(np.dtype("float64"), (2, 3, 4), -5, 5))
+@settings(max_examples=10)
+def test_movement_rules(rule, expr, v):
+    x = fnp.placeholder((2, 3, 4), "float64", name="x")
+    g = fgraph.Graph(expr(fnp, x))
+    g2, rep = fgraph.optimise(g, report=True)
+    assert rep.fired[rule] >= 1
+    assert len(g2) < len(g)
+    assert_same(fgraph.compile(g2)(x=v), expr(np, v))
+
+
+@given(v=array_of([np.dtype("int32"), np.dtype("bool"), np.dtype("float64")], shape=(3,), lo=-5, hi=5))
+@settings(max_examples=20)
+def test_sum_of_broadcast_is_exact_for_integers_only(v):
+    i = fnp.placeholder((3,), v.dtype, name="i")
+    expr = fnp.sum(fnp.broadcast_to(i, (5, 3)))
+    g, rep = fgraph.optimise(fgraph.Graph(expr), report=True)
+    assert rep.fired["sum_of_broadcast"] == (1 if v.dtype.kind in "biu" else 0)
+    assert_same(fgraph.compile(g)(i=v), np.sum(np.broadcast_to(v, (5, 3))))
+    _, rep = fgraph.optimise(fgraph.Graph(expr), report=True, fast_math=True)
+    if v.dtype.kind == "f":
+        assert rep.fired["sum_of_broadcast_float"] == 1
