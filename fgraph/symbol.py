@@ -78,6 +78,23 @@ class Scalar:
         return repr(self.value)
 
 
+_MINUS_ONE = object()  # hash(-1) == hash(-2) in CPython: -1 gets its own token
+
+
+def _canonical(v):
+    """Params as hashed for the structural key: values that Python hashes
+    alike (-1 and -2, 0.0 and -0.0) are told apart.  Params are a few
+    levels deep, so the recursion is shallow."""
+    t = type(v)
+    if t is tuple:
+        return tuple([_canonical(e) for e in v])
+    if t is int:
+        return _MINUS_ONE if v == -1 else v
+    if t is float:
+        return (float, v.hex())
+    return v
+
+
 class Node:
     """One immutable node of a computation graph.
 
@@ -101,7 +118,7 @@ class Node:
         ih = tuple([i._hash for i in inputs])
         s(self, "_hash", hash((op, params, ih, shape, dtype, weak)))
         ih2 = tuple([i._key2 for i in inputs])
-        s(self, "_key2", hash((_SALT, op, params, ih2, shape, dtype, weak)))
+        s(self, "_key2", hash((_SALT, op, _canonical(params) if params else params, ih2, shape, dtype, weak)))
 
     def __setattr__(self, name, value):
         raise AttributeError(f"fgraph nodes are immutable (tried to set {name!r})")

@@ -94,3 +94,16 @@ def test_error_names_the_users_line():
     with pytest.raises(fgraph.DTypeError) as info:
         fnp.bitwise_and(a, 1)
     assert isinstance(info.value, TypeError) and "test_immutability.py" in str(info.value)
+
+
+def test_keys_tell_apart_params_python_hashes_alike():
+    """hash(-1) == hash(-2) and hash(0.0) == hash(-0.0) in CPython."""
+    x = fnp.asarray(np.arange(12.0).reshape(3, 4))
+    a, b = fnp.sum(x, axis=-1), fnp.sum(x, axis=-2)
+    assert a.node.key != b.node.key
+    e1, e2 = fnp.eye(3, k=-1), fnp.eye(3, k=-2)
+    np.testing.assert_array_equal(np.asarray(e1), np.eye(3, k=-1))
+    np.testing.assert_array_equal(np.asarray(e2), np.eye(3, k=-2))
+    g = fgraph.optimise(fgraph.Graph([fnp.roll(x, -1), fnp.roll(x, -2)]))
+    r = fgraph.compile(g)()
+    np.testing.assert_array_equal(r[1], np.roll(np.arange(12.0).reshape(3, 4), -2))
