@@ -5,7 +5,7 @@
 
 See README.md and DESIGN.md.
 """
-from .errors import DTypeError, FgraphError, ShapeError
+from .errors import DTypeError, FgraphError, IndexingError, ShapeError
 from . import numpy  # noqa: F401  (the default stack; registers every op)
 from .engines import compile, get_engine, register_engine
 from .graph import Graph
@@ -18,7 +18,7 @@ from .types import attr_table, get_attr, register_op, registered_ops, set_attr
 __version__ = "0.1.0"
 
 __all__ = [
-    "FgraphError", "ShapeError", "DTypeError", "Graph", "Tensor", "compile", "jit", "make", "optimise",
+    "FgraphError", "ShapeError", "DTypeError", "IndexingError", "Graph", "Tensor", "compile", "jit", "make", "optimise",
     "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
     "get_engine", "register_engine",
 ]

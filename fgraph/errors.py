@@ -28,6 +28,10 @@ class DTypeError(FgraphError, TypeError):
     """Dtypes that the op cannot take (also a TypeError, as in NumPy)."""
 
 
+class IndexingError(ShapeError, IndexError):
+    """An index out of range or of a kind a static shape cannot hold (also an IndexError)."""
+
+
 def user_location(skip: int = 2) -> tuple[str, int] | None:
     """The (filename, line) of the innermost frame outside fgraph and NumPy.
 

@@ -72,6 +72,16 @@ def variable_node(value, name: str | None = None) -> Node:
 # ---------------------------------------------------------------- lifting
 
 _NS = None
+_GETITEM = None
+
+
+def _getitem():
+    global _GETITEM
+    if _GETITEM is None:
+        from .ops.indexing import getitem  # late: ops sit above this layer
+
+        _GETITEM = getitem
+    return _GETITEM
 
 
 def _namespace():
@@ -303,9 +313,7 @@ class Tensor:
 
     # -- indexing
     def __getitem__(self, key):
-        from .ops.indexing import getitem
-
-        return getitem(self, key)
+        return _getitem()(self, key)
 
     def __setitem__(self, key, value):
         raise error_at(FgraphError, "__setitem__", "fgraph arrays are immutable; build the new array with "

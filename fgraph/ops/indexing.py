@@ -1,2 +1,546 @@
-"""indexing ops (to be filled)."""
-__all__: list = []
+"""Indexing ops: ``a[key]`` (basic and advanced), take, take_along_axis,
+select, choose, searchsorted, unravel_index, ravel_multi_index.
+
+Every result has a static shape.  ``a[key]`` becomes at most two nodes:
+
+- ``slice`` (a view): one normalised ``(start, stop, step)`` per sliced
+  axis, an integer per indexed axis and ``None`` per new axis;
+- ``advanced_index``: integer index arrays (constants or lazy) on some axes
+  of the sliced result, placed exactly where NumPy places them.
+
+Boolean masks, ``nonzero`` and friends give data-dependent shapes and raise,
+pointing to ``where(mask, a, b)``; the functions that write into their
+argument (``put``, ``copyto``, ...) raise because arrays are immutable.
+"""
+from __future__ import annotations
+
+import operator as _operator
+
+import numpy as np
+
+from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
+from ..operator import Tensor, apply, constant_node, lift, stack_of
+from ..shape import broadcast_shapes, defop, normalize_axis, result_type, size_of
+from ..symbol import error_at, make_node
+
+__all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
+           "nonzero", "argwhere", "flatnonzero", "extract", "compress",
+           "put", "put_along_axis", "place", "putmask", "copyto", "fill_diagonal"]
+
+_INTP = np.dtype(np.intp)
+
+
+
+
+_MASK_HINT = ("has a data-dependent shape (one element per True), which a static-shape graph cannot hold; "
+              "use fgraph.numpy.where(mask, a, b) to select element-wise instead")
+
+
+def probe(node, value=0):
+    """A one-element stand-in for ``node``, filled with ``value``.
+
+    NumPy's dtype rules (and most of its argument checks) depend on neither
+    the size nor the values, so rules run NumPy on these instead of on
+    full-size dummies.  A weak literal stays a Python scalar (NEP 50).
+    """
+    if node.weak:
+        return type(node.params[0][1].value)(value)
+    return np.full((1,) * len(node.shape), value, node.dtype)
+
+
+def _const_value(node):
+    """The value of a constant or literal node, else None (lazy)."""
+    if node.op == "constant":
+        return node.params[0][1].array
+    if node.op == "literal":
+        return node.params[0][1].value
+    return None
+
+
+def _check_bounds(values, n: int, axis, op: str):
+    """Raise IndexingError (naming the op and the user's line) if an index is outside [-n, n)."""
+    if type(values) is int and -n <= values < n:
+        return  # the common case, without NumPy
+    values = np.asarray(values)
+    if values.size == 0 or values.dtype.kind not in "iu":
+        return
+    bad = (values >= n) | (values < -n)
+    if bad.any():
+        k = values.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]
+        where = "" if axis is None else f" for axis {axis}"
+        raise error_at(IndexingError, op, f"index {k} is out of bounds{where} with size {n}")
+
+
+# ---------------------------------------------------------------- basic indexing
+
+def _slice_rule(inputs, key):
+    """Normalised basic key: (start, stop, step) | int | None per entry."""
+    (x,) = inputs
+    shape, axis = [], 0
+    for e in key:
+        if e is None:
+            shape.append(1)
+            continue
+        if axis >= x.ndim:
+            raise IndexingError(f"too many indices for array: array is {x.ndim}-dimensional")
+        n = x.shape[axis]
+        if type(e) is tuple:
+            length = len(range(*e))
+            if length and not (0 <= e[0] < n and 0 <= e[0] + (length - 1) * e[2] < n):
+                raise IndexingError(f"slice {e} is not normalised for axis {axis} with size {n}")
+            shape.append(length)
+        elif not 0 <= e < n:
+            raise IndexingError(f"index {e} is out of bounds for axis {axis} with size {n}")
+        axis += 1
+    if axis != x.ndim:
+        raise IndexingError(f"key has {axis} entries for an array of dimension {x.ndim}")
+    return tuple(shape), x.dtype
+
+
+defop("slice", _slice_rule, "Basic indexing x[key] (a view); params: key.", view=True)
+
+
+def slice_key(key: tuple) -> tuple:
+    """The Python key for a normalised ``slice`` op key (negative stop means 'to the start')."""
+    return tuple(slice(e[0], e[1] if e[1] >= 0 else None, e[2]) if type(e) is tuple else e for e in key)
+
+
+def _norm_slice(s: slice, n: int) -> tuple:
+    """A canonical (start, stop, step): equal selections give equal triples."""
+    start, stop, step = s.indices(n)
+    length = len(range(start, stop, step))
+    if length == 0:
+        return (0, 0, 1)
+    if length == 1:
+        return (start, start + 1, 1)
+    last = start + (length - 1) * step
+    return (start, last + (1 if step > 0 else -1), step)
+
+
+# ---------------------------------------------------------------- advanced indexing
+
+def _advanced_rule(inputs, key, front):
+    """key per axis: None (whole axis), an int, or "a" (the next index input).
+    The broadcast index dims replace the indexed axes in place, or go first
+    when ``front`` (NumPy: the advanced indices were separated in the key)."""
+    x, *idx = inputs
+    if len(key) != x.ndim:
+        raise IndexingError(f"key has {len(key)} entries for an array of dimension {x.ndim}")
+    shapes, positions, it = [], [], iter(idx)
+    for p, e in enumerate(key):
+        if e is None:
+            continue
+        positions.append(p)
+        if e == "a":
+            i = next(it)
+            if i.dtype.kind == "b":
+                raise ShapeError(f"a boolean mask index {_MASK_HINT}")
+            if i.dtype.kind not in "iu":
+                raise IndexingError(f"arrays used as indices must be of integer type, got {i.dtype}")
+            shapes.append(i.shape)
+        elif not 0 <= e < x.shape[p]:
+            raise IndexingError(f"index {e} is out of bounds for axis {p} with size {x.shape[p]}")
+        else:
+            shapes.append(())
+    try:
+        b = broadcast_shapes(*shapes)
+    except ShapeError:
+        raise IndexingError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                            + " ".join(str(s) for s in shapes)) from None
+    first, last = positions[0], positions[-1]
+    if not front and positions == list(range(first, last + 1)):
+        return x.shape[:first] + b + x.shape[last + 1:], x.dtype
+    return b + tuple(d for d, e in zip(x.shape, key) if e is None), x.dtype
+
+
+defop("advanced_index", _advanced_rule, "Advanced (integer-array) indexing; params: key, front.")
+
+
+def _parse_entry(k, st):
+    """One entry of a user's key as (kind, value): kind is none, ellipsis,
+    slice, int, bool0 (a 0-d boolean) or array (a node)."""
+    if type(k) is int:
+        return ("int", k)
+    if k is None:
+        return ("none", None)
+    if k is Ellipsis:
+        return ("ellipsis", None)
+    if isinstance(k, slice):
+        s = slice(_slice_bound(k.start), _slice_bound(k.stop), _slice_bound(k.step))
+        if s.step == 0:
+            raise error_at(ShapeError, "getitem", "slice step cannot be zero")
+        return ("slice", s)
+    if isinstance(k, (bool, np.bool_)):
+        return ("bool0", bool(k))
+    if isinstance(k, Tensor):
+        return _array_entry(k.node)
+    if isinstance(k, np.generic) and k.dtype.kind in "iu":
+        return ("int", int(k))
+    if isinstance(k, (np.ndarray, list, tuple)):
+        if isinstance(k, (list, tuple)) and _has_tensor(k):
+            return _array_entry(lift(k, st))
+        try:
+            arr = np.asarray(k)
+        except (ValueError, TypeError) as e:
+            raise error_at(IndexingError, "getitem", f"cannot use {k!r} as an index: {e}") from None
+        if not isinstance(k, np.ndarray) and arr.size == 0:
+            arr = arr.astype(_INTP)  # NumPy reads an empty list as an integer index
+        if arr.ndim == 0 and arr.dtype.kind in "iu":
+            return ("int", int(arr))
+        if arr.ndim == 0 and arr.dtype.kind == "b":
+            return ("bool0", bool(arr))
+        return _array_entry(constant_node(arr))
+    if not isinstance(k, (float, complex, str, np.generic)) and hasattr(type(k), "__index__"):
+        return ("int", _operator.index(k))
+    raise error_at(IndexingError, "getitem", "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                                             f"and integer arrays are valid indices, got {type(k).__name__}")
+
+
+def _slice_bound(b):
+    if b is None or type(b) is int:
+        return b
+    if isinstance(b, Tensor):
+        raise error_at(ShapeError, "getitem", "slice bounds must be static integers: a lazy bound would make the "
+                                              "result's shape depend on data; use take() or an index array")
+    try:
+        return _operator.index(b)
+    except TypeError:
+        raise error_at(IndexingError, "getitem", "slice indices must be integers or None or have an __index__ "
+                                                 f"method, got {type(b).__name__}") from None
+
+
+def _has_tensor(seq) -> bool:
+    return any(isinstance(e, Tensor) or isinstance(e, (list, tuple)) and _has_tensor(e) for e in seq)
+
+
+def _array_entry(node):
+    kind = node.dtype.kind
+    if kind == "b":
+        what = "a lazy 0-d boolean index" if node.ndim == 0 else "a boolean mask index"
+        raise error_at(ShapeError, "getitem", f"{what} {_MASK_HINT}")
+    if kind not in "iu":
+        raise error_at(IndexingError, "getitem", f"arrays used as indices must be of integer type, got {node.dtype}")
+    return ("array", node)
+
+
+_CONSUMING = frozenset(("int", "slice", "array"))  # entries that use up an axis
+_ADVANCED = frozenset(("array", "bool0"))          # entries that make the key advanced
+_FULL = slice(None)
+
+
+def getitem(x, key):
+    """Lazy ``x[key]`` with NumPy's rules (basic, advanced and mixed keys).
+
+    Integer and slice keys give one ``slice`` node (a view); integer arrays
+    (NumPy arrays, lists, lazy integer tensors) add an ``advanced_index``
+    node.  Boolean masks raise: their shape depends on the data.
+    """
+    st = stack_of((x,))
+    node = lift(x, st)
+    entries = [_parse_entry(k, st) for k in (key if type(key) is tuple else (key,))]
+    ndim = node.ndim
+    consumed = n_ellipsis = 0
+    advanced = False
+    for kind, _ in entries:
+        if kind in _CONSUMING:
+            consumed += 1
+        elif kind == "ellipsis":
+            n_ellipsis += 1
+        advanced = advanced or kind in _ADVANCED
+    if n_ellipsis > 1:
+        raise error_at(IndexingError, "getitem", "an index can only have a single ellipsis ('...')")
+    if consumed > ndim:
+        raise error_at(IndexingError, "getitem", f"too many indices for array: array is {ndim}-dimensional, "
+                                                 f"but {consumed} were indexed")
+    front = advanced and _separated(entries)
+    fill = [("slice", _FULL)] * (ndim - consumed)
+    if n_ellipsis:
+        i = next(i for i, (kind, _) in enumerate(entries) if kind == "ellipsis")
+        entries[i:i + 1] = fill
+    else:
+        entries += fill
+
+    basic, adv, idx = [], [], []
+    axis = 0
+    for kind, v in entries:
+        if kind in ("none", "bool0"):
+            basic.append(None)
+            if kind == "bool0":  # NumPy: a new length-1 axis indexed by [0] (True) or [] (False)
+                adv.append("a")
+                idx.append(constant_node(np.zeros(int(v), _INTP)))
+            else:
+                adv.append(None)
+            continue
+        n = node.shape[axis]
+        if kind == "slice":
+            basic.append(_norm_slice(v, n))
+            adv.append(None)
+        elif kind == "int":
+            if not -n <= v < n:
+                raise error_at(IndexingError, "getitem", f"index {v} is out of bounds for axis {axis} with size {n}")
+            basic.append((0, n, 1) if advanced else v % n)
+            adv.append(v % n)
+        else:
+            basic.append((0, n, 1))
+            adv.append("a")
+            idx.append(v)
+        axis += 1
+
+    out = node
+    if len(basic) != ndim or any(e != (0, d, 1) for e, d in zip(basic, node.shape)):  # not the identity
+        out = make_node("slice", [node], (("key", tuple(basic)),))
+    if advanced:
+        _check_constant_indices(out.shape, adv, idx)
+        out = make_node("advanced_index", [out] + idx, (("key", tuple(adv)), ("front", front)))
+    if isinstance(x, Tensor) and out is x.node:
+        return x  # x[...] and x[:] are x: arrays are immutable
+    return Tensor(out, st)
+
+
+def _separated(entries) -> bool:
+    """NumPy's rule: advanced indices (arrays, and integers among them) that a
+    slice, None or Ellipsis separates (even an Ellipsis standing for no axis)
+    put their broadcast dims first."""
+    adv = [i for i, (kind, _) in enumerate(entries) if kind in ("int", "array", "bool0")]
+    return any(kind in ("slice", "none", "ellipsis") for kind, _ in entries[adv[0]:adv[-1]])
+
+
+def _check_constant_indices(shape, adv, idx):
+    """NumPy's IndexError for constant index arrays, raised when the node is made.
+
+    NumPy checks array indices only when the broadcast index is non-empty.
+    """
+    shapes, pairs, it = [], [], iter(idx)
+    for p, e in enumerate(adv):
+        if e == "a":
+            node = next(it)
+            shapes.append(node.shape)
+            value = _const_value(node)
+            if value is not None:
+                pairs.append((value, p))
+        elif e is not None:
+            shapes.append(())
+    try:
+        b = broadcast_shapes(*shapes)
+    except ShapeError:
+        return  # the rule reports it
+    if size_of(b):
+        for value, p in pairs:
+            _check_bounds(value, shape[p], p, "getitem")
+
+
+# ---------------------------------------------------------------- take
+
+def _take_rule(inputs, axis, mode):
+    a, ind = inputs
+    np.take(probe(a), probe(ind), axis=axis, mode=mode)  # NumPy's dtype / mode / axis checks
+    if axis is None:
+        return ind.shape, a.dtype
+    ax = normalize_axis(axis, a.ndim)
+    return a.shape[:ax] + ind.shape + a.shape[ax + 1:], a.dtype
+
+
+defop("take", _take_rule, "numpy.take(a, indices, axis, mode)")
+
+
+def _axis_param(axis, ndim):
+    """axis as a non-negative int when valid (so equal calls give equal params);
+    an invalid axis is kept for the rule to report."""
+    if axis is None:
+        return None
+    axis = _operator.index(axis)
+    return axis % ndim if ndim and -ndim <= axis < ndim else axis
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """Lazy ``numpy.take``; a constant index out of range raises when the node
+    is made, a lazy one when the graph runs (mode='raise')."""
+    if out is not None:
+        raise error_at(FgraphError, "take", "out= cannot write into an fgraph array: they are immutable")
+    st = stack_of((a, indices))
+    an, ind = lift(a, st), lift(indices, st)
+    ax = _axis_param(axis, an.ndim)
+    node = make_node("take", [an, ind], (("axis", ax), ("mode", mode)))
+    value = _const_value(ind)
+    if value is not None and mode == "raise" and node.size:
+        _check_bounds(value, an.size if ax is None else an.shape[ax], ax, "take")
+    return Tensor(node, st)
+
+
+def _take_along_rule(inputs, axis):
+    arr, ind = inputs
+    np.take_along_axis(probe(arr), probe(ind), axis=axis)  # ndim and dtype checks
+    if axis is None:
+        return ind.shape, arr.dtype
+    ax = normalize_axis(axis, arr.ndim)
+    other = broadcast_shapes(arr.shape[:ax] + (1,) + arr.shape[ax + 1:], ind.shape[:ax] + (1,) + ind.shape[ax + 1:])
+    return other[:ax] + (ind.shape[ax],) + other[ax + 1:], arr.dtype
+
+
+defop("take_along_axis", _take_along_rule, "numpy.take_along_axis(arr, indices, axis)")
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """Lazy ``numpy.take_along_axis`` (out-of-range lazy indices raise at run time)."""
+    st = stack_of((arr, indices))
+    an, ind = lift(arr, st), lift(indices, st)
+    ax = _axis_param(axis, an.ndim)
+    node = make_node("take_along_axis", [an, ind], (("axis", ax),))
+    value = _const_value(ind)
+    if value is not None and node.size:
+        _check_bounds(value, an.size if ax is None else an.shape[ax], ax, "take_along_axis")
+    return Tensor(node, st)
+
+
+# ---------------------------------------------------------------- select, choose
+
+def _select_rule(inputs, n):
+    conds, choices = inputs[:n], inputs[n:]
+    for i, c in enumerate(conds):
+        if c.dtype != np.bool_:
+            raise DTypeError(f"invalid entry {i} in condlist: should be boolean ndarray, got {c.dtype}")
+    try:
+        dtype = result_type(*choices)
+    except DTypeError as e:
+        raise DTypeError(f"Choicelist and default value do not have a common dtype: {e}") from None
+    return broadcast_shapes(*(c.shape for c in inputs)), dtype
+
+
+defop("select", _select_rule, "numpy.select(condlist, choicelist, default); inputs: conds, choices, default.")
+
+
+def select(condlist, choicelist, default=0):
+    """Lazy ``numpy.select``: the first true condition picks the choice."""
+    condlist, choicelist = list(condlist), list(choicelist)
+    if len(condlist) != len(choicelist):
+        raise error_at(ShapeError, "select", "list of cases must be same length as list of conditions")
+    if not condlist:
+        raise error_at(ShapeError, "select", "select with an empty condition list is not possible")
+    args = condlist + choicelist + [default]
+    return apply("select", args, (("n", len(condlist)),))
+
+
+def _choose_rule(inputs, mode):
+    a, *choices = inputs
+    out = np.choose(probe(a), [probe(c) for c in choices], mode=mode)  # dtype and checks
+    return broadcast_shapes(*(i.shape for i in inputs)), out.dtype
+
+
+defop("choose", _choose_rule, "numpy.choose(a, choices, mode); inputs: a, *choices.")
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """Lazy ``numpy.choose``; ``choices`` is a sequence or an array (its first axis)."""
+    if out is not None:
+        raise error_at(FgraphError, "choose", "out= cannot write into an fgraph array: they are immutable")
+    if isinstance(choices, (Tensor, np.ndarray)):
+        if choices.ndim == 0:
+            raise error_at(ShapeError, "choose", "choices must be a sequence or an array of at least one dimension")
+        choices = [choices[i] for i in range(choices.shape[0])]
+    choices = list(choices)
+    if not choices:
+        raise error_at(ShapeError, "choose", "choices must not be empty")
+    return apply("choose", [a] + choices, (("mode", mode),))
+
+
+# ---------------------------------------------------------------- searchsorted
+
+def _searchsorted_rule(inputs, side):
+    a, v, *sorter = inputs
+    if a.ndim != 1:
+        raise ShapeError(f"the sorted array must be 1-D, got shape {a.shape}")
+    if sorter:
+        (s,) = sorter
+        if s.shape != a.shape:
+            raise ShapeError(f"sorter.size must equal a.size: got sorter shape {s.shape} for a shape {a.shape}")
+        np.searchsorted(probe(a), probe(v), side=side, sorter=probe(s))
+    else:
+        np.searchsorted(probe(a), probe(v), side=side)
+    return v.shape, _INTP
+
+
+defop("searchsorted", _searchsorted_rule, "numpy.searchsorted(a, v, side[, sorter]); inputs: a, v[, sorter].")
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Lazy ``numpy.searchsorted``: insertion points of ``v`` into sorted 1-D ``a``."""
+    args = (a, v) if sorter is None else (a, v, sorter)
+    return apply("searchsorted", args, (("side", side),))
+
+
+# ---------------------------------------------------------------- unravel / ravel
+
+def _unravel_rule(inputs, shape, order, output):
+    (i,) = inputs
+    np.unravel_index(np.zeros((), i.dtype), tuple(max(d, 1) for d in shape), order=order)
+    return i.shape, _INTP
+
+
+defop("unravel_index", _unravel_rule, "numpy.unravel_index(indices, shape, order)[output]")
+
+
+def unravel_index(indices, shape, order="C"):
+    """Lazy ``numpy.unravel_index``: a tuple of index arrays, one per dimension."""
+    from ..shape import as_shape
+
+    shp = as_shape(shape)
+    st = stack_of((indices,))
+    ind = lift(indices, st)
+    return tuple(Tensor(make_node("unravel_index", [ind], (("shape", shp), ("order", order), ("output", k))), st)
+                 for k in range(len(shp)))
+
+
+def _ravel_multi_rule(inputs, dims, mode, order):
+    if len(inputs) != len(dims):
+        raise ShapeError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    np.ravel_multi_index(tuple(probe(i) for i in inputs), tuple(max(d, 1) for d in dims), mode=mode, order=order)
+    return broadcast_shapes(*(i.shape for i in inputs)), _INTP
+
+
+defop("ravel_multi_index", _ravel_multi_rule, "numpy.ravel_multi_index(multi_index, dims, mode, order)")
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Lazy ``numpy.ravel_multi_index``: flat indices from a tuple of index arrays."""
+    from ..shape import as_shape
+
+    if isinstance(multi_index, (Tensor, np.ndarray)):
+        multi_index = [multi_index[i] for i in range(multi_index.shape[0])] if multi_index.ndim else [multi_index]
+    mode = tuple(mode) if isinstance(mode, (list, tuple)) else mode
+    return apply("ravel_multi_index", list(multi_index), (("dims", as_shape(dims)), ("mode", mode),
+                                                          ("order", order)))
+
+
+# ---------------------------------------------------------------- refused
+
+def _data_dependent(name: str):
+    def fn(*args, **kwargs):
+        raise error_at(ShapeError, name, f"numpy.{name} returns as many elements as the data has True/non-zero "
+                                         "entries: a data-dependent shape, which a static-shape graph cannot hold; "
+                                         "use fgraph.numpy.where(mask, a, b) to select element-wise instead")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``numpy.{name}`` has a data-dependent shape: raises ShapeError (use ``where(mask, a, b)``)."
+    return fn
+
+
+def _mutating(name: str):
+    def fn(*args, **kwargs):
+        raise error_at(FgraphError, name, f"numpy.{name} writes into its argument, and fgraph arrays are immutable; "
+                                          "build a new array instead, e.g. with fgraph.numpy.where(mask, values, a), "
+                                          "or evaluate first with numpy.asarray(t)")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``numpy.{name}`` mutates its argument: raises FgraphError (arrays are immutable)."
+    return fn
+
+
+nonzero = _data_dependent("nonzero")
+argwhere = _data_dependent("argwhere")
+flatnonzero = _data_dependent("flatnonzero")
+extract = _data_dependent("extract")
+compress = _data_dependent("compress")
+put = _mutating("put")
+put_along_axis = _mutating("put_along_axis")
+place = _mutating("place")
+putmask = _mutating("putmask")
+copyto = _mutating("copyto")
+fill_diagonal = _mutating("fill_diagonal")

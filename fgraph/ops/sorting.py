@@ -1,2 +1,311 @@
-"""sorting ops (to be filled)."""
-__all__: list = []
+"""Sorting ops: sort, argsort (with the Array API's ``descending`` and
+``stable``), partition, argpartition, lexsort, sort_complex, and the order
+statistics median, percentile, quantile and their nan- versions.
+
+Kernels call NumPy with the same ``kind`` the user passed, so results are
+bit-identical to NumPy's (unstable kinds included).  ``descending=True``
+follows the Array API: a stable descending order (equal elements keep their
+order).  ``unique`` and friends have data-dependent shapes and raise.
+"""
+from __future__ import annotations
+
+import operator as _operator
+import warnings
+
+import numpy as np
+
+from ..errors import DTypeError, FgraphError, ShapeError
+from ..operator import Tensor, apply, lift, stack_of
+from ..shape import defop, normalize_axes, normalize_axis, size_of
+from ..symbol import error_at, make_node
+from .indexing import _axis_param, probe
+
+__all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex",
+           "median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile",
+           "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all"]
+
+_INTP = np.dtype(np.intp)
+
+
+def _refuse_out(op, out):
+    if out is not None:
+        raise error_at(FgraphError, op, "out= cannot write into an fgraph array: they are immutable")
+
+
+def _refuse_order(op, order):
+    if order is not None:
+        raise error_at(FgraphError, op, "order= sorts structured arrays by field, which fgraph does not support")
+
+
+# ---------------------------------------------------------------- sort, argsort
+
+def _sort_rule(fn, index: bool):
+    def rule(inputs, axis, kind, stable, descending):
+        (x,) = inputs
+        fn(probe(x), axis=None, kind=kind, stable=stable)  # NumPy's checks of kind/stable and of the dtype
+        dtype = _INTP if index else x.dtype
+        if x.ndim == 0 and index:  # NumPy's argsort ravels a 0-d array
+            return np.argsort(np.zeros(()), axis=axis).shape, dtype
+        if axis is None:
+            return (size_of(x.shape),), dtype
+        normalize_axis(axis, x.ndim)
+        return x.shape, dtype
+    rule.__doc__ = f"numpy.{fn.__name__}: same shape (flat with axis=None)."
+    return rule
+
+
+defop("sort", _sort_rule(np.sort, False), "numpy.sort (params axis, kind, stable, descending)")
+defop("argsort", _sort_rule(np.argsort, True), "numpy.argsort (params axis, kind, stable, descending)")
+
+
+def _sort_params(a, axis, kind, stable, descending, st):
+    node = lift(a, st)
+    if descending:  # the Array API's stable descending order; kind is moot
+        kind, stable = None, True
+    return node, (("axis", _axis_param(axis, node.ndim)), ("kind", kind), ("stable", stable),
+                  ("descending", bool(descending)))
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """Lazy ``numpy.sort``; also the Array API's ``sort(x, axis=, descending=, stable=)``.
+
+    ``descending=True`` sorts largest first, keeping equal elements in their
+    original order (NaNs, largest in NumPy's order, come first).
+    """
+    _refuse_order("sort", order)
+    st = stack_of((a,))
+    node, params = _sort_params(a, axis, kind, stable, descending, st)
+    return Tensor(make_node("sort", [node], params), st)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """Lazy ``numpy.argsort``: the same ``kind`` as NumPy, so the same indices.
+
+    ``descending=True`` gives the Array API's stable descending order.
+    """
+    _refuse_order("argsort", order)
+    st = stack_of((a,))
+    node, params = _sort_params(a, axis, kind, stable, descending, st)
+    return Tensor(make_node("argsort", [node], params), st)
+
+
+# ---------------------------------------------------------------- partition
+
+def _partition_rule(fn, index: bool):
+    def rule(inputs, kth, axis, kind):
+        (x,) = inputs
+        dtype = _INTP if index else x.dtype
+        if x.ndim == 0:  # NumPy's 0-d special cases, on a 0-d probe
+            return fn(probe(x), kth, axis=axis, kind=kind).shape, dtype
+        fn(probe(x), 0, kind=kind)  # kind and dtype checks
+        n = size_of(x.shape) if axis is None else x.shape[normalize_axis(axis, x.ndim)]
+        for k in (kth if isinstance(kth, tuple) else (kth,)):
+            if size_of(x.shape) and not -n <= k < n:  # NumPy checks kth only for a non-empty array
+                raise ShapeError(f"kth(={k}) out of bounds ({n})")
+        return ((size_of(x.shape),) if axis is None else x.shape), dtype
+    rule.__doc__ = f"numpy.{fn.__name__}: same shape (flat with axis=None); kth checked."
+    return rule
+
+
+defop("partition", _partition_rule(np.partition, False), "numpy.partition (params kth, axis, kind)")
+defop("argpartition", _partition_rule(np.argpartition, True), "numpy.argpartition (params kth, axis, kind)")
+
+
+def _kth_param(op, kth):
+    if isinstance(kth, Tensor):
+        raise error_at(ShapeError, op, "kth must be static integers, not a lazy array")
+    if isinstance(kth, (bool, np.bool_)) or isinstance(kth, np.ndarray) and kth.dtype == np.bool_:
+        raise error_at(ShapeError, op, "Booleans unacceptable as partition index")
+    try:
+        if np.ndim(kth) == 0:
+            return _operator.index(kth)
+        return tuple(_operator.index(k) for k in np.asarray(kth).reshape(-1).tolist())
+    except TypeError:
+        raise error_at(DTypeError, op, f"kth must be an integer or a sequence of integers, got {kth!r}") from None
+
+
+def _partition(op, a, kth, axis, kind, order):
+    _refuse_order(op, order)
+    st = stack_of((a,))
+    node = lift(a, st)
+    params = (("kth", _kth_param(op, kth)), ("axis", _axis_param(axis, node.ndim)), ("kind", kind))
+    return Tensor(make_node(op, [node], params), st)
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """Lazy ``numpy.partition`` (NumPy's own kernel: the same arrangement)."""
+    return _partition("partition", a, kth, axis, kind, order)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Lazy ``numpy.argpartition`` (NumPy's own kernel: the same indices)."""
+    return _partition("argpartition", a, kth, axis, kind, order)
+
+
+# ---------------------------------------------------------------- lexsort, sort_complex
+
+def _lexsort_rule(inputs, axis):
+    shapes = {k.shape for k in inputs}
+    if len(shapes) != 1:
+        raise ShapeError(f"all keys need to be the same shape, got {sorted(shapes)}")
+    (shape,) = shapes
+    if not shape:
+        return np.lexsort([probe(k) for k in inputs], axis=axis).shape, _INTP
+    np.lexsort([probe(k) for k in inputs], axis=normalize_axis(axis, len(shape)))  # dtype checks
+    return shape, _INTP
+
+
+defop("lexsort", _lexsort_rule, "numpy.lexsort(keys, axis); inputs: the keys, last is primary")
+
+
+def lexsort(keys, axis=-1):
+    """Lazy ``numpy.lexsort``: the last key is the primary sort key."""
+    if isinstance(keys, (Tensor, np.ndarray)):  # an array's keys are its rows
+        if keys.ndim == 0:
+            raise error_at(ShapeError, "lexsort", "need sequence of keys with len > 0 in lexsort")
+        keys = [keys[i] for i in range(keys.shape[0])]
+    keys = list(keys)
+    if not keys:
+        raise error_at(ShapeError, "lexsort", "need sequence of keys with len > 0 in lexsort")
+    st = stack_of(keys)
+    nodes = [lift(k, st) for k in keys]
+    return Tensor(make_node("lexsort", nodes, (("axis", _axis_param(axis, nodes[0].ndim)),)), st)
+
+
+def _sort_complex_rule(inputs):
+    (x,) = inputs
+    return x.shape, np.sort_complex(probe(x)).dtype
+
+
+defop("sort_complex", _sort_complex_rule, "numpy.sort_complex(a)")
+
+
+def sort_complex(a):
+    """Lazy ``numpy.sort_complex``: sort by real, then imaginary part, as complex."""
+    return apply("sort_complex", (a,))
+
+
+# ---------------------------------------------------------------- order statistics
+
+_ORDER_STATS = {name: getattr(np, name) for name in
+                ("median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile")}
+
+
+def order_stat_call(name, a, q, weights, axis, keepdims, method):
+    """Call NumPy's ``name`` with normalised params (shared by the rule and the kernel)."""
+    fn = _ORDER_STATS[name]
+    ax = axis if axis is None or len(axis) != 1 else axis[0]
+    if "median" in name:
+        return fn(a, axis=ax, keepdims=keepdims)
+    kw = {} if weights is None else {"weights": weights}
+    return fn(a, q, axis=ax, keepdims=keepdims, method=method, **kw)
+
+
+def _stand_in(node, fill):
+    """A read-only stand-in of the node's full shape, with no memory behind it."""
+    if node.weak:
+        return probe(node, fill)
+    return np.broadcast_to(np.full((), fill, node.dtype), node.shape)
+
+
+def _order_stat_rule(name: str):
+    has_q = "median" not in name
+
+    def rule(inputs, axis, keepdims, method=None, weighted=False):
+        a = inputs[0]
+        axes = normalize_axes(axis, a.ndim)
+        q = inputs[1] if has_q else None
+        w = inputs[2] if weighted else None
+        if w is not None and w.shape != a.shape and not (w.ndim == 1 and len(axes) == 1
+                                                           and w.shape[0] == a.shape[axes[0]]):
+            raise ShapeError(f"shape of weights {w.shape} must be the shape of a {a.shape} or, with one axis, "
+                             "that axis' length")
+        if not size_of(a.shape):  # empty: NumPy's special cases (nan- versions ignore q's shape), run for real
+            with warnings.catch_warnings():  # "Mean of empty slice" belongs to run time, if anywhere
+                warnings.simplefilter("ignore", RuntimeWarning)
+                out = np.asarray(order_stat_call(name, np.zeros(a.shape, a.dtype), q and _stand_in(q, 0),
+                                                 w and _stand_in(w, 1), axis, keepdims, method))
+            return out.shape, out.dtype
+        # NumPy's dtype (and its checks of method, weights, dtypes) from one-element probes
+        dtype = np.asarray(order_stat_call(name, probe(a), q and probe(q), w and np.ones((1,) * a.ndim, w.dtype),
+                                           None, False, method)).dtype
+        if keepdims:
+            shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
+        else:
+            shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
+        return (q.shape if has_q else ()) + shape, dtype
+    rule.__doc__ = f"numpy.{name}: reduced shape" + (" after q's shape" if has_q else "") + ", NumPy's dtype."
+    return rule
+
+
+for _name in _ORDER_STATS:
+    defop(_name, _order_stat_rule(_name), f"numpy.{_name} (params axis, keepdims[, method, weighted])")
+
+
+def _order_stat(name, a, q, axis, out, keepdims, method="linear", weights=None):
+    _refuse_out(name, out)
+    st = stack_of((a, q, weights))
+    node = lift(a, st)
+    if axis is not None:
+        axis = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        axis = tuple(sorted(_axis_param(ax, node.ndim) for ax in axis))  # NumPy's result ignores the order
+    params = (("axis", axis), ("keepdims", bool(keepdims)))
+    inputs = [node]
+    if q is not None:
+        inputs.append(lift(q, st))
+        params += (("method", method), ("weighted", weights is not None))
+        if weights is not None:
+            inputs.append(lift(weights, st))
+    return Tensor(make_node(name, inputs, params), st)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Lazy ``numpy.median`` (``overwrite_input`` is moot: inputs are never written)."""
+    return _order_stat("median", a, None, axis, out, keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Lazy ``numpy.nanmedian``."""
+    return _order_stat("nanmedian", a, None, axis, out, keepdims)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """Lazy ``numpy.percentile``; ``q`` may be lazy (q in [0, 100] is checked at run time)."""
+    return _order_stat("percentile", a, q, axis, out, keepdims, method, weights)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                  weights=None):
+    """Lazy ``numpy.nanpercentile``."""
+    return _order_stat("nanpercentile", a, q, axis, out, keepdims, method, weights)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """Lazy ``numpy.quantile``; ``q`` may be lazy (q in [0, 1] is checked at run time)."""
+    return _order_stat("quantile", a, q, axis, out, keepdims, method, weights)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                weights=None):
+    """Lazy ``numpy.nanquantile``."""
+    return _order_stat("nanquantile", a, q, axis, out, keepdims, method, weights)
+
+
+# ---------------------------------------------------------------- refused
+
+def _data_dependent(name: str):
+    def fn(*args, **kwargs):
+        raise error_at(ShapeError, name, f"numpy.{name} returns as many elements as the data has distinct values: "
+                                         "a data-dependent shape, which a static-shape graph cannot hold; sort "
+                                         "instead (fgraph.numpy.sort) or select element-wise with "
+                                         "fgraph.numpy.where(mask, a, b)")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``numpy.{name}`` has a data-dependent shape: raises ShapeError."
+    return fn
+
+
+unique = _data_dependent("unique")
+unique_values = _data_dependent("unique_values")
+unique_counts = _data_dependent("unique_counts")
+unique_inverse = _data_dependent("unique_inverse")
+unique_all = _data_dependent("unique_all")
