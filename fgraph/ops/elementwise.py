@@ -33,8 +33,10 @@ def _ufunc_rule(ufunc: np.ufunc, output: int = 0):
     return rule
 
 
+# inplace: the output may overwrite these inputs when shape and dtype agree
+# (a ufunc reads each element before writing it)
 for _name, _u in UFUNCS.items():
-    defop(_name, _ufunc_rule(_u), f"numpy.{_name}", elementwise=True, nin=_u.nin, nout=1)
+    defop(_name, _ufunc_rule(_u), f"numpy.{_name}", elementwise=True, nin=_u.nin, nout=1, inplace="all")
 
 
 def _ufunc_function(public: str, name: str):
@@ -109,7 +111,7 @@ def _clip_rule(inputs):
     return broadcast_shapes(*(i.shape for i in inputs)), ufunc_dtypes(np._core.umath.clip, inputs)[3]
 
 
-defop("clip", _clip_rule, "numpy.clip(a, lo, hi)", elementwise=True, nin=3)
+defop("clip", _clip_rule, "numpy.clip(a, lo, hi)", elementwise=True, nin=3, inplace="all")
 
 _NO_VALUE = object()
 
@@ -140,8 +142,8 @@ def _probe_rule(fn):
     return rule
 
 
-defop("round", _probe_rule(np.round), "numpy.round(a, decimals)", elementwise=True, nin=1)
-defop("fix", _probe_rule(np.fix), "numpy.fix", elementwise=True, nin=1)
+defop("round", _probe_rule(np.round), "numpy.round(a, decimals)", elementwise=True, nin=1, inplace="all")
+defop("fix", _probe_rule(np.fix), "numpy.fix", elementwise=True, nin=1, inplace="all")
 defop("real", _probe_rule(np.real), "numpy.real", elementwise=True, nin=1)
 defop("imag", _probe_rule(np.imag), "numpy.imag", elementwise=True, nin=1)
 

@@ -19,7 +19,9 @@ def _fused_rule(inputs, expr, shape, sources=()):
     return shape, expr[-1][3]
 
 
-defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel.", elementwise=True)
+# inplace: chunk by chunk, every read of a position precedes the write of it
+defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel.", elementwise=True,
+      inplace="all")
 
 
 class _Aval:
@@ -41,7 +43,8 @@ def _fma_rule(inputs):
     return r.shape, r.dtype
 
 
-defop("fma", _fma_rule, "a * b + c with NumPy's two roundings, one temporary fewer.", elementwise=True)
+defop("fma", _fma_rule, "a * b + c with NumPy's two roundings, one temporary fewer.", elementwise=True,
+      inplace="all")
 
 
 def _adagrad_rule(inputs):
@@ -51,7 +54,8 @@ def _adagrad_rule(inputs):
     return r.shape, r.dtype
 
 
-defop("adagrad", _adagrad_rule, "x - lr * g / sqrt(cache + eps) (Owl's fused AdaGrad update).", elementwise=True)
+defop("adagrad", _adagrad_rule, "x - lr * g / sqrt(cache + eps) (Owl's fused AdaGrad update).", elementwise=True,
+      inplace="all")
 
 __all__: list = []
 

@@ -22,49 +22,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...ops.elementwise import UFUNCS
+from .elementwise import out_form
 from ...types import set_attr
 
 CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
 SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself
 _TRIALS = 2  # timed calls per strategy before choosing
-
-
-# ---------------------------------------------------------------- one instruction
-
-def _where(cond, x, y, out):
-    np.copyto(out, y, casting="unsafe")
-    np.copyto(out, x, casting="unsafe", where=np.broadcast_to(cond, out.shape))
-    return out
-
-
-def _copy_into(fn):
-    def run(*args, out, **params):
-        np.copyto(out, fn(*args, **params), casting="unsafe")
-        return out
-    return run
-
-
-_NON_UFUNC = {
-    "where": _where,
-    "clip": lambda a, lo, hi, out: np.clip(a, lo, hi, out=out),
-    "round": lambda a, out, decimals=0: np.round(a, decimals, out=out),
-    "fix": lambda a, out: np.fix(a, out=out),
-    "astype": lambda a, out, dtype=None, casting="unsafe": _copy_into(np.asarray)(a, out=out),
-    "real": _copy_into(np.real),
-    "imag": _copy_into(np.imag),
-}
-
-
-def instruction_function(op: str, params: dict):
-    """``f(*args, out=buffer)`` for one instruction of a fused expression."""
-    u = UFUNCS.get(op)
-    if u is not None:
-        if "output" in params:  # one output of a multi-output ufunc
-            k = params["output"]
-            return lambda *xs, out: u(*xs, out=tuple(out if j == k else None for j in range(u.nout)))[k]
-        return u
-    return _NON_UFUNC[op]
 
 
 # ---------------------------------------------------------------- code generation
@@ -103,7 +66,7 @@ class Compiled:
         if self.buffer_dtypes:
             lines.append("    " + "".join(f"b{k}, " for k in range(len(self.buffer_dtypes))) + "= bufs")
         for t, (op, args, params, dt) in enumerate(expr):
-            names[f"f{t}"] = instruction_function(op, dict(params))
+            names[f"f{t}"] = out_form(op, dict(params))
             kw = dict(params)
             kw.pop("output", None)
             extra = "".join(f", {k}=p{t}_{k}" for k in kw)
@@ -116,6 +79,18 @@ class Compiled:
         exec(compile("\n".join(lines), f"<fused {len(expr)} ops>", "exec"), names)
         self.source = "\n".join(lines)
         self.chunk = names["chunk"]
+        self._scratch: dict = {}
+
+    def scratch(self, n: int) -> list[np.ndarray]:
+        """Flat temporaries of ``n`` values, kept per thread and reused, so a
+        steady-state run allocates nothing."""
+        key = (threading.get_ident(), n)
+        bufs = self._scratch.get(key)
+        if bufs is None:
+            if len(self._scratch) > 16:
+                self._scratch.clear()
+            bufs = self._scratch[key] = [np.empty(n, dt) for dt in self.buffer_dtypes]
+        return bufs
 
 
 _compiled: dict = {}
@@ -145,7 +120,7 @@ def compiled(expr: tuple, n_inputs: int) -> Compiled:
 # ---------------------------------------------------------------- strategies
 
 def _whole(c: Compiled, ins, out):
-    bufs = [np.empty(out.shape, dt) for dt in c.buffer_dtypes]
+    bufs = [b.reshape(out.shape) for b in c.scratch(out.size)]
     return c.chunk(ins, out, bufs)
 
 
@@ -164,7 +139,7 @@ def _blocks(shape: tuple):
 
 
 def _run_blocks(c: Compiled, ins, out, blocks):
-    bufs_flat = [np.empty(CHUNK if len(blocks) > 1 else out.size, dt) for dt in c.buffer_dtypes]
+    bufs_flat = c.scratch(CHUNK if len(blocks) > 1 else out.size)
     for idx in blocks:
         if not idx:  # one block: the whole arrays (indexing a 0-d array with () gives a scalar)
             c.chunk(ins, out, [b[:out.size].reshape(out.shape) for b in bufs_flat])
@@ -233,7 +208,24 @@ def chosen_strategy(expr, shape, dtypes) -> str | None:
     return c if isinstance(c, str) else None
 
 
+def _fma_into(a, b, c, out):
+    np.multiply(a, b, out=out) if np.result_type(a, b) == out.dtype and not _aliases(out, c) else \
+        np.copyto(out, np.multiply(a, b))
+    return np.add(out, c, out=out)
+
+
+def _aliases(out, x) -> bool:
+    return isinstance(x, np.ndarray) and np.shares_memory(out, x)
+
+
+def _adagrad_into(x, g, cache, lr, eps, out):
+    return np.copyto(out, np.subtract(x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps))))) or out
+
+
 set_attr("fused", "numpy_kernel", run_fused)
+set_attr("fused", "numpy_out_kernel", run_fused)
+set_attr("fma", "numpy_out_kernel", _fma_into)
+set_attr("adagrad", "numpy_out_kernel", _adagrad_into)
 set_attr("fma", "numpy_kernel", lambda a, b, c: np.add(np.multiply(a, b), c))
 set_attr("adagrad", "numpy_kernel", lambda x, g, cache, lr, eps: np.subtract(
     x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps)))))
