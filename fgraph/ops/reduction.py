@@ -201,6 +201,25 @@ def _ddof(value):
     return int(value)
 
 
+_validated: set = set()
+
+
+def _validate(op: str, inputs, kw: dict) -> None:
+    """``probe`` with the user's raw arguments; successes are remembered."""
+    try:
+        key = (op, tuple((n.shape, n.dtype) for n in inputs), tuple((k, type(v), v) for k, v in kw.items()))
+        hit = key in _validated
+    except TypeError:  # an unhashable argument (e.g. a list axis): just ask NumPy
+        key, hit = None, False
+    if hit:
+        return
+    probe(op, inputs, kw)
+    if key is not None:
+        if len(_validated) > 4096:
+            _validated.clear()
+        _validated.add(key)
+
+
 def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
     """Validate against NumPy on probes, normalise the params, make the node."""
     if out is not None:
@@ -219,7 +238,7 @@ def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
     if "initial" in kw:
         kw["initial"] = _static(op, "initial", kw["initial"])
     try:  # NumPy's own checks, with the user's arguments as given
-        probe(op, inputs, kw)
+        _validate(op, inputs, kw)
     except FgraphError as err:
         raise error_at(type(err), op, f"{err} (inputs: {describe(inputs)})") from None
     except (ValueError, IndexError) as err:
@@ -231,9 +250,9 @@ def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
     params = {"axis": _normal_axis(op, kw.get("axis"), x, e)}
     if kind in ("reduce", "arg"):
         params["keepdims"] = bool(kw.get("keepdims", False))
-    if "dtype" in _ACCEPTS[op]:
+    if op in _WITH_DTYPE:
         params["dtype"] = kw.get("dtype")
-    if "ddof" in _ACCEPTS[op]:
+    if op in _WITH_DDOF:
         # correction= (Array API) and ddof= are one parameter; NumPy refused both at once above
         params["ddof"] = _ddof(kw["correction"] if "correction" in kw else kw.get("ddof", 0))
     if "include_initial" in kw:
@@ -247,8 +266,7 @@ def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
 
 _WITH_DTYPE = {"sum", "prod", "mean", "var", "std", "nansum", "nanprod", "nanmean", "nanvar", "nanstd",
                "cumsum", "cumprod", "nancumsum", "nancumprod", "cumulative_sum", "cumulative_prod"}
-_ACCEPTS = {op: ({"dtype"} if op in _WITH_DTYPE else set()) | ({"ddof"} if op in
-            ("var", "std", "nanvar", "nanstd") else set()) for op in SPEC}
+_WITH_DDOF = {"var", "std", "nanvar", "nanstd"}
 
 
 def _where(where):
