@@ -7,3 +7,11 @@ settings.register_profile("default", deadline=None, max_examples=60,
 settings.register_profile("thorough", deadline=None, max_examples=1000,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# every plan the tests compile is verified by the independent checker
+import fgraph.engines.arena as _arena  # noqa: E402
+
+_arena.CHECK = True
+from fgraph.engines.program import Program as _Program  # noqa: E402
+
+_Program.CHECK = True  # and every kernel's result must match its node's shape and dtype

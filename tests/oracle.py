@@ -89,7 +89,10 @@ def check(fn, *arrays, rtol=0.0, atol=0.0, paths=("compile", "eval")):
             _expect_refusal(fn, arrays, numpy_error)
             return None
         for path in paths:
-            got = _run(fn, arrays, path)
+            got, static = _run(fn, arrays, path)
+            for (shape, dtype), w in zip(static, _leaves(want)):  # the rules, not only the kernels
+                assert (shape, dtype) == (np.shape(w), np.asarray(w).dtype), \
+                    f"[{path}] static {dtype}{list(shape)} != NumPy's {np.asarray(w).dtype}{list(np.shape(w))}"
             if _structure(want) != _structure(got):
                 raise AssertionError(f"{path}: structure {_structure(got)} != NumPy's {_structure(want)}")
             for g, w in zip(_leaves(got), _leaves(want)):
@@ -106,10 +109,17 @@ def _run(fn, arrays, path):
         exe = fgraph.compile(fgraph.Graph(list(leaves), inputs=[p for p in phs if isinstance(p, fgraph.Tensor)]))
         feeds = {f"in{i}": a for i, a in enumerate(arrays) if isinstance(a, np.ndarray)}
         results = exe(**feeds)
-        return _rebuild(out, iter(results))
+        return _rebuild(out, iter(results)), _static(leaves)
     lazy = [fnp.asarray(a) if isinstance(a, np.ndarray) else a for a in arrays]
     out = fn(fnp, *lazy)
-    return _rebuild(out, iter(np.asarray(x) for x in _leaves(out)))
+    leaves = _leaves(out)
+    return _rebuild(out, iter(np.asarray(x) for x in leaves)), _static(leaves)
+
+
+def _static(leaves):
+    """What the graph promised before running: each result's shape and dtype."""
+    return [(x.shape, x.dtype) if isinstance(x, fgraph.Tensor) else (np.shape(x), np.asarray(x).dtype)
+            for x in leaves]
 
 
 def _rebuild(x, it):

@@ -6,6 +6,7 @@ has been computed, so a failed call leaves the variables as they were.
 """
 from __future__ import annotations
 
+import threading
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -14,19 +15,29 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError, user_location
 from ..graph import Graph
 from ..symbol import error_at, no_gc
+from .arena import ArenaPlan
 from .program import Program, may_alias
 
 
 class Executable:
     """A graph compiled for one engine.  ``exe(*feeds, **feeds)`` runs one step."""
 
-    def __init__(self, graph: Graph, engine, kernel_attr: str):
+    def __init__(self, graph: Graph, engine, kernel_attr: str, plan_memory: bool = True):
         self.graph = graph
         self.engine = engine
         self._device = engine.device
+        self._lock = threading.Lock()  # one arena: calls take turns
         roots = graph.roots()
         with no_gc():
-            self._program = Program(roots, kernel_attr, engine.name)
+            if plan_memory:
+                self._plan = ArenaPlan(roots)
+                self._arena = self._device.allocate(self._plan.plan.arena_bytes)
+                outs = {k: self._device.view(self._arena, self._plan.offset(k), n.shape, n.dtype)
+                        for k, n in enumerate(self._plan.order) if self._plan.storage[k]}
+                self._program = Program(roots, kernel_attr, engine.name, order=self._plan.order, outs=outs)
+            else:
+                self._plan, self._arena = None, None
+                self._program = Program(roots, kernel_attr, engine.name)
         prog = self._program
         self._out_slots = [prog.slot[id(n)] for n in graph.outputs]
         self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates]
@@ -49,6 +60,12 @@ class Executable:
 
     # -- public
     @property
+    def memory(self):
+        """Arena bytes, lower bound, no-reuse total and their ratio (None when
+        compiled with plan_memory=False)."""
+        return None if self._plan is None else self._plan.report
+
+    @property
     def variables(self) -> Mapping[str, Any]:
         """Current values of the variables (read-only arrays)."""
         return MappingProxyType(self._state)
@@ -60,7 +77,9 @@ class Executable:
 
     def __call__(self, *args, **feeds):
         """Evaluate once with these feeds, apply the updates, return the results."""
-        return self._step(self._bind(args, feeds))
+        bound = self._bind(args, feeds)
+        with self._lock:
+            return self._step(bound)
 
     def run(self, steps: int = 1, *args, **feeds):
         """Run ``steps`` evaluations with the same feeds; returns the last results."""
@@ -68,8 +87,9 @@ class Executable:
             raise error_at(FgraphError, "run", f"steps must be >= 1, got {steps}")
         bound = self._bind(args, feeds)
         result = None
-        for _ in range(int(steps)):
-            result = self._step(bound)
+        with self._lock:
+            for _ in range(int(steps)):
+                result = self._step(bound)
         return result
 
     def assign(self, **values) -> None:
@@ -135,6 +155,8 @@ class Executable:
         values = list(self._template)
         state = self._state
         persistent = set(self._constant_ids)
+        if self._arena is not None:
+            persistent.add(id(self._arena))
         for k, kind, name in self._fill:
             arr = bound[name] if kind == "feed" else state[name]
             values[k] = arr

@@ -19,8 +19,9 @@ class NumpyEngine:
         self.device = NumpyDevice()
         self.cache = ResultCache(cache_bytes)
 
-    def compile(self, graph, **options) -> Executable:
-        return Executable(graph, self, self.kernel_attr)
+    def compile(self, graph, plan_memory: bool = True, **options) -> Executable:
+        """``plan_memory=False`` skips the arena: NumPy allocates as it goes."""
+        return Executable(graph, self, self.kernel_attr, plan_memory=plan_memory)
 
     def evaluate(self, nodes, **options) -> list[np.ndarray]:
         """Evaluate nodes outside a compiled graph; results are memoised by

@@ -23,9 +23,14 @@ class Program:
     __slots__ = ("order", "slot", "instructions", "leaves", "root_slots")
 
     def __init__(self, roots: Sequence[Node], kernel_attr: str, engine: str,
-                 known: Mapping[int, object] | None = None):
+                 known: Mapping[int, object] | None = None, order: Sequence[Node] | None = None,
+                 outs: Mapping[int, object] | None = None):
+        """``order``: a schedule to follow (default: DFS post-order).  ``outs``:
+        step -> a preallocated array that node writes into with its
+        ``<kernel_attr>``-out kernel (``out_kernel(*inputs, out=..., **params)``)."""
         known = known or {}
-        order = _order(roots, known)
+        outs = outs or {}
+        order = list(order) if order is not None else _order(roots, known)
         slot = {id(n): k for k, n in enumerate(order)}
         root_slots = {slot[id(r)] for r in roots}
         last_use = {}
@@ -39,6 +44,7 @@ class Program:
             if s not in root_slots:
                 frees.setdefault(k, []).append(s)
         kernels = attr_table(kernel_attr)
+        out_kernels = attr_table(kernel_attr.replace("_kernel", "_out_kernel"))
         instructions = []
         leaves = {}
         for k, n in enumerate(order):
@@ -50,19 +56,31 @@ class Program:
                 raise FgraphError(f"op {n.op!r} has no kernel on the {engine} engine "
                                   f"(node made at {format_location(n.where)})")
             ins = tuple(slot[id(i)] for i in n.inputs)
-            instructions.append((kernel, ins, dict(n.params), k, tuple(frees.get(k, ()))))
+            target = outs.get(k)
+            if target is not None:
+                kernel = out_kernels.get(n.op) or _copy_into(kernel)
+            instructions.append((kernel, ins, dict(n.params), k, tuple(frees.get(k, ())), target))
         self.order = order
         self.slot = slot
         self.instructions = instructions
         self.leaves = leaves
         self.root_slots = root_slots
 
+    #: compare every kernel's result with its node's shape and dtype (tests)
+    CHECK = False
+
     def run(self, values: list) -> list:
         """Run every instruction; ``values`` holds the leaves already."""
         k = -1
         try:
-            for k, (kernel, ins, params, out, free) in enumerate(self.instructions):
-                values[out] = kernel(*[values[i] for i in ins], **params)
+            for k, (kernel, ins, params, out, free, target) in enumerate(self.instructions):
+                if target is None:
+                    values[out] = kernel(*[values[i] for i in ins], **params)
+                else:
+                    kernel(*[values[i] for i in ins], out=target, **params)
+                    values[out] = target
+                if Program.CHECK:
+                    self._check(out, values[out])
                 for f in free:
                     values[f] = None
         except FgraphError:
@@ -73,6 +91,18 @@ class Program:
                               f"(inputs: {describe(node.inputs)})\n  node made at {format_location(node.where)}"
                               ) from e
         return values
+
+
+    def _check(self, k: int, value) -> None:
+        import numpy as np
+
+        node = self.order[k]
+        got = (np.shape(value), getattr(value, "dtype", None) or np.asarray(value).dtype)
+        if node.op == "literal":
+            return  # a weak Python scalar: its dtype is only nominal
+        if got != (node.shape, node.dtype):
+            raise AssertionError(f"{node.op} kernel made {got[1]}{list(got[0])}, its rule said "
+                                 f"{node.dtype}{list(node.shape)} (node made at {format_location(node.where)})")
 
 
 def _order(roots: Sequence[Node], known: Mapping[int, object]) -> list[Node]:
@@ -99,6 +129,16 @@ def _order(roots: Sequence[Node], known: Mapping[int, object]) -> list[Node]:
                 stack.pop()
                 order.append(node)
     return order
+
+
+def _copy_into(kernel):
+    """An out-kernel for an op that has none: compute, then copy into place."""
+    def run(*args, out, **params):
+        import numpy as np
+
+        np.copyto(out, kernel(*args, **params), casting="unsafe")
+        return out
+    return run
 
 
 def may_alias(arr, persistent: set[int]) -> bool:

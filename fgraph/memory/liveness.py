@@ -1,0 +1,207 @@
+"""Lifetimes of buffers over a schedule, and the lower bound they imply.
+
+Step ``k`` is position ``k`` of the schedule.  A buffer is live over the
+inclusive steps ``[start, end]``: born at the step of the node that writes
+it, dead after the last step that reads it (directly or through a view).
+A node's inputs and its output are therefore live together at its step,
+which is what makes the lower bound a bound.
+
+Buffers that the caller can still see after the run (graph outputs, update
+values, anything ``pinned``) live through step ``n_steps``, one past the
+last node: a virtual step for the caller, so that no buffer born during the
+run can share their memory and no in-place pair can claim them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+from ..symbol import Node
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """One block of arena memory: ``nbytes`` live over steps ``[start, end]``."""
+
+    id: int
+    nbytes: int
+    start: int
+    end: int
+
+
+class Lifetimes(NamedTuple):
+    """What :func:`lifetimes` learned about a schedule.
+
+    ``by_node``: id(node) -> the Buffer holding its value (a view maps to
+    the buffer it aliases; leaves and views of leaves are absent).
+    ``buffers``: one Buffer per storage node, by start step; a buffer's id
+    is the step of the node that owns it.  ``pinned``: ids of the buffers
+    that live through the caller's step.  ``n_steps``: ``len(order)``.
+    """
+
+    by_node: dict
+    buffers: list
+    pinned: frozenset
+    n_steps: int
+
+
+def nbytes(node: Node) -> int:
+    """``node.nbytes`` without NumPy's per-call overhead (this runs per node)."""
+    return math.prod(node.shape) * node.dtype.itemsize
+
+
+def _never(node: Node) -> bool:
+    return False
+
+
+def _no_alias(node: Node):
+    return None
+
+
+def lifetimes(order: Sequence[Node], roots: Iterable[Node], storage: Callable[[Node], bool],
+              alias_of: Callable[[Node], Node | None] = _no_alias, pinned: Callable[[Node], bool] = _never,
+              size: Callable[[Node], int] = nbytes) -> Lifetimes:
+    """Each storage node's buffer and its lifetime over ``order``.
+
+    ``storage(n)`` False: ``n`` needs no arena buffer (leaves own their
+    memory).  ``alias_of(n)``: the input whose buffer the view ``n`` reads
+    (``None`` for a node that writes its own); a view extends the lifetime of
+    what it aliases, transitively.  Roots and ``pinned`` nodes (or the
+    buffers they view) live through step ``len(order)``.
+    """
+    step = {id(n): k for k, n in enumerate(order)}
+    n_steps = len(order)
+    base: dict[int, int] = {}  # id(node) -> step of the node owning its buffer, or -1
+    ends: dict[int, int] = {}  # owner step -> last reading step
+    for k, n in enumerate(order):
+        a = alias_of(n)
+        if a is not None:
+            b = base.get(id(a), -1)
+        elif storage(n):
+            b = k
+            ends[k] = k  # read by nobody yet
+        else:
+            b = -1
+        base[id(n)] = b
+        for i in n.inputs:
+            bi = base[id(i)]
+            if bi >= 0 and ends[bi] < k:
+                ends[bi] = k
+    keep = set()
+    for n in roots:
+        b = base[id(n)]
+        if b >= 0:
+            keep.add(b)
+    for n in order:
+        b = base[id(n)]
+        if b >= 0 and b not in keep and pinned(n):
+            keep.add(b)
+    bufs: dict[int, Buffer] = {}
+    for k, n in enumerate(order):
+        if base[id(n)] == k:
+            bufs[k] = Buffer(k, int(size(n)), k, n_steps if k in keep else ends[k])
+    by_node = {i: bufs[b] for i, b in base.items() if b >= 0}
+    return Lifetimes(by_node, list(bufs.values()), frozenset(keep), n_steps)
+
+
+def inplace_pairs(order: Sequence[Node], live: Lifetimes,
+                  candidates: Callable[[Node], Iterable[int]]) -> list[tuple[int, int]]:
+    """Legal ``(out_buffer_id, in_buffer_id)`` pairs for the planner.
+
+    ``candidates(n)``: positions of the inputs that op ``n`` declares it may
+    overwrite (a registry attribute).  A pair is kept when the input owns its
+    buffer (a view's layout differs from its base's), dies at ``n``'s step,
+    is not pinned, has ``n``'s shape and item size (so element ``i`` of the
+    output lands exactly on element ``i`` of the input, which NumPy's
+    element-wise kernels then handle without a temporary copy), and no other
+    input of ``n`` reads the same buffer through another node (a shifted or
+    transposed view would be read after being overwritten).  At most one
+    pair per output.
+    """
+    pairs = []
+    by_node = live.by_node
+    for k, n in enumerate(order):
+        out = by_node.get(id(n))
+        if out is None or out.start != k:
+            continue
+        for pos in candidates(n):
+            x = n.inputs[pos]
+            buf = by_node.get(id(x))
+            if (buf is None or buf.end != k or buf.id in live.pinned or buf.nbytes < out.nbytes
+                    or x.shape != n.shape or x.dtype.itemsize != n.dtype.itemsize):
+                continue
+            if order[buf.id] is not x:
+                continue  # x is a view of the buffer, not its owner
+            if any(by_node.get(id(y)) is buf and y is not x for y in n.inputs):
+                continue
+            pairs.append((out.id, buf.id))
+            break
+    return pairs
+
+
+def merge_inplace(buffers: Sequence[Buffer], inplace: Iterable[tuple[int, int]] = ()) -> list[list[Buffer]]:
+    """Chains of buffers that in-place pairs make share one region.
+
+    A pair ``(out, in)`` is legal when ``in.end == out.start`` and
+    ``out.nbytes <= in.nbytes``; each buffer is the ``in`` of at most one
+    legal pair and the ``out`` of at most one (the first in ``inplace``
+    order wins; others are ignored).  Returns groups (head first, each
+    later member born when the previous dies), in ``buffers`` order of their
+    heads; a buffer in no pair is a group of one.
+    """
+    byid = {b.id: b for b in buffers}
+    nxt: dict[int, int] = {}
+    prv: dict[int, int] = {}
+    for o, i in inplace:
+        bo, bi = byid.get(o), byid.get(i)
+        if (bo is None or bi is None or o == i or o in prv or i in nxt
+                or bi.end != bo.start or bo.nbytes > bi.nbytes):
+            continue
+        nxt[i] = o
+        prv[o] = i
+    groups = []
+    for b in buffers:
+        if b.id in prv:
+            continue
+        g = [b]
+        while g[-1].id in nxt:
+            g.append(byid[nxt[g[-1].id]])
+        groups.append(g)
+    return groups
+
+
+def lower_bound(buffers: Sequence[Buffer], n_steps: int | None = None, inplace: Iterable[tuple[int, int]] = ()) -> int:
+    """The largest total of bytes live at one step: no plan can use less.
+
+    With ``inplace`` pairs, each legal pair counts once at its shared step
+    (the output overwrites the input), which is the bound for plans that
+    use them.  A sweep over a difference array: O(n + steps).
+    """
+    if not buffers:
+        return 0
+    if inplace:
+        groups = merge_inplace(buffers, inplace)
+        starts = [g[0].start for g in groups]
+        ends = [g[-1].end for g in groups]
+        sizes = [max(b.nbytes for b in g) for g in groups]
+    else:
+        starts = [b.start for b in buffers]
+        ends = [b.end for b in buffers]
+        sizes = [b.nbytes for b in buffers]
+    s = np.asarray(starts, dtype=np.int64)
+    e = np.asarray(ends, dtype=np.int64)
+    w = np.asarray(sizes, dtype=np.int64)
+    top = int(e.max()) + 2 if n_steps is None else max(n_steps, int(e.max())) + 2
+    diff = np.zeros(top, dtype=np.int64)
+    np.add.at(diff, s, w)
+    np.add.at(diff, e + 1, -w)
+    return int(np.cumsum(diff).max())
+
+
+def no_reuse_bytes(buffers: Sequence[Buffer], alignment: int = 1) -> int:
+    """Bytes needed when every buffer gets its own aligned region."""
+    a = alignment
+    return sum(-(-b.nbytes // a) * a for b in buffers)

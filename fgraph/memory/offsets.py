@@ -1,0 +1,372 @@
+"""Offsets into one arena: three planners and :func:`plan`, which keeps the best.
+
+Every planner takes buffers (id, nbytes, live steps) and returns a
+:class:`Plan` in which no two buffers live at one step share a byte,
+except a legal in-place pair (the output overwrites the input at the step
+where the input dies).  In-place pairs are merged first into one group with
+the union of their lifetimes (:func:`~fgraph.memory.liveness.merge_inplace`),
+so every planner saves the output's memory and gives both the same offset.
+
+Sizes are rounded up to ``alignment`` while planning, so every offset is a
+multiple of it; ``arena_bytes`` is the end of the highest buffer.
+
+- :func:`greedy_by_size`: TFLite's offline planner.  Largest first, each at
+  the lowest offset (or the tightest gap) that clears every placed buffer
+  overlapping it in time.  Partial reuse comes for free: a small buffer
+  fits in part of a larger dead one.
+- :func:`interference`: libnnc's order (most interference first, size to
+  break ties, a larger non-interfering partner put on top of the same
+  region) with offsets instead of an explicit allocation graph.
+- :func:`sweep`: an online best-fit allocator run in schedule order, with
+  coalescing free blocks.  O(n log n) whatever the graph; the fallback
+  when the offline planners would look at too many overlapping pairs.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .liveness import Buffer, merge_inplace
+
+#: plan() skips the offline planners when buffers overlap in more pairs than
+#: this: they cost O(pairs) and would exceed a second (measured: ~1.5 s per
+#: million pairs for both together); sweep() stays O(n log n).
+MAX_PAIRS = 600_000
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where each buffer lives: ``offsets[buffer_id]`` bytes into an arena
+    of ``arena_bytes``; ``strategy`` names the planner that made it."""
+
+    offsets: Mapping[int, int]
+    arena_bytes: int
+    strategy: str
+    alignment: int = 64
+    stats: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+
+class _Groups:
+    """Buffers merged by in-place pairs, as parallel lists (fast to index)."""
+
+    def __init__(self, buffers: Sequence[Buffer], alignment: int, inplace):
+        if alignment < 1:
+            raise ValueError("alignment must be a positive number of bytes")
+        self.buffers = buffers
+        self.alignment = alignment
+        self.members = merge_inplace(buffers, inplace)
+        a = alignment
+        # merged chains shrink (out.nbytes <= in.nbytes), so the head is the largest
+        self.size = [-(-g[0].nbytes // a) * a for g in self.members]
+        self.start = [g[0].start for g in self.members]
+        self.end = [g[-1].end for g in self.members]
+
+    def __len__(self):
+        return len(self.members)
+
+    def plan(self, off: list[int], strategy: str, **stats) -> Plan:
+        offsets = {}
+        arena = 0
+        for g, o in zip(self.members, off):
+            for b in g:
+                offsets[b.id] = o
+                if b.nbytes and o + b.nbytes > arena:
+                    arena = o + b.nbytes
+        return Plan(MappingProxyType(offsets), arena, strategy, self.alignment, MappingProxyType(stats))
+
+    def degrees(self) -> list[int]:
+        """How many other groups each group overlaps in time (its degree in
+        the interference graph), without building the graph: O(n log n)."""
+        if not self.members:
+            return []
+        s = np.asarray(self.start, dtype=np.int64)
+        e = np.asarray(self.end, dtype=np.int64)
+        deg = np.searchsorted(np.sort(s), e, "right") - np.searchsorted(np.sort(e), s, "left") - 1
+        return deg.tolist()
+
+
+class _TimeIndex:
+    """Placed groups, queried for those overlapping a group in time.
+
+    Time is compressed to the ranks of the distinct start steps (two
+    intervals overlap iff the later start lies in the earlier interval, so
+    overlap is unchanged).  A group overlapping ``g`` either starts within
+    ``g``'s interval (found by scanning ``g``'s compressed range, each slot
+    of which holds a start) or started earlier and is live at ``g``'s
+    start.  Those are found in ``cover[start]`` for short groups (painted
+    over their few slots) and by a stabbing query on a segment tree for
+    long ones (stored at O(log n) nodes).  Most tensors are short-lived, so
+    most queries never walk the tree.  A query costs the starts in ``g``'s
+    lifetime plus the answer (plus O(log n) once long groups exist):
+    O(n log n + overlapping pairs) in all.
+    """
+
+    SHORT = 64  # compressed slots; longer groups go to the tree
+
+    def __init__(self, groups: _Groups):
+        ds = np.unique(np.asarray(groups.start, dtype=np.int64))
+        self.cs = np.searchsorted(ds, groups.start, "left").tolist()
+        self.ce = (np.searchsorted(ds, groups.end, "right") - 1).tolist()
+        t = max(1, len(ds))
+        self.width = 1 << (t - 1).bit_length()
+        self.tree: list = [None] * (2 * self.width)
+        self.at: list = [None] * t  # slot -> groups starting there
+        self.cover: list = [None] * t  # slot -> short groups started earlier, live there
+        self.longs = 0
+
+    def add(self, g: int) -> None:
+        cs, ce = self.cs[g], self.ce[g]
+        at = self.at
+        if at[cs] is None:
+            at[cs] = [g]
+        else:
+            at[cs].append(g)
+        if ce - cs < self.SHORT:
+            cover = self.cover
+            for t in range(cs + 1, ce + 1):
+                if cover[t] is None:
+                    cover[t] = [g]
+                else:
+                    cover[t].append(g)
+            return
+        self.longs += 1
+        tree = self.tree
+        lo, hi = cs + self.width, ce + self.width + 1
+        while lo < hi:  # the O(log n) canonical nodes covering [cs, ce]
+            if lo & 1:
+                if tree[lo] is None:
+                    tree[lo] = [g]
+                else:
+                    tree[lo].append(g)
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                if tree[hi] is None:
+                    tree[hi] = [g]
+                else:
+                    tree[hi].append(g)
+            lo >>= 1
+            hi >>= 1
+
+    def overlapping(self, g: int) -> list[int]:
+        cs = self.cs
+        s = cs[g]
+        c = self.cover[s]
+        out = [] if c is None else list(c)
+        if self.longs:
+            tree = self.tree
+            i = s + self.width
+            while i:
+                node = tree[i]
+                if node is not None:
+                    for h in node:
+                        if cs[h] != s:  # started before s (the scan below finds those starting at s)
+                            out.append(h)
+                i >>= 1
+        at = self.at
+        for t in range(s, self.ce[g] + 1):
+            slot = at[t]
+            if slot is not None:
+                out.extend(slot)
+        return out
+
+
+def _place(segments: list[tuple[int, int]], need: int, best: bool) -> int:
+    """The offset for ``need`` bytes among occupied ``[lo, hi)`` segments:
+    the lowest gap that fits, or with ``best`` the tightest; above them all
+    when none fits."""
+    segments.sort()
+    top = 0
+    pick, pick_gap = -1, 0
+    for lo, hi in segments:
+        if lo - top >= need:
+            if not best:
+                return top
+            if pick < 0 or lo - top < pick_gap:
+                pick, pick_gap = top, lo - top
+        if hi > top:
+            top = hi
+    return pick if pick >= 0 else top
+
+
+def _offline(groups: _Groups, order: Iterable[int], best: bool, partner=None) -> list[int]:
+    """Place groups in ``order``, each clear of the placed groups it overlaps in time.
+
+    ``partner(g, placed)``: optionally, an unplaced group to try at ``g``'s
+    offset right after ``g`` (libnnc's tuple of two tensors sharing a region).
+    """
+    size = groups.size
+    off = [0] * len(groups)
+    placed = bytearray(len(groups))
+    index = _TimeIndex(groups)
+
+    def clear(g, at_offset=None):
+        segs = [(off[h], off[h] + size[h]) for h in index.overlapping(g) if size[h]]
+        if at_offset is not None:
+            hi = at_offset + size[g]
+            return all(b <= at_offset or a >= hi for a, b in segs)
+        return _place(segs, size[g], best)
+
+    for g in order:
+        if placed[g]:
+            continue
+        if size[g]:
+            off[g] = clear(g)
+        placed[g] = 1
+        index.add(g)
+        if partner is not None:
+            p = partner(g, placed)
+            if p is not None and size[p]:
+                off[p] = off[g] if clear(p, off[g]) else clear(p)
+                placed[p] = 1
+                index.add(p)
+    return off
+
+
+def greedy_by_size(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), best_fit: bool = False) -> Plan:
+    """TFLite's greedy-by-size planner: largest buffer first (ties: earlier
+    start, then id), each at the lowest aligned offset where it clears every
+    placed buffer live at any of its steps; ``best_fit`` takes the tightest
+    such gap instead (TFLite's choice).  O(n log n + overlapping pairs)."""
+    gs = _Groups(buffers, alignment, inplace)
+    order = sorted(range(len(gs)), key=lambda g: (-gs.size[g], gs.start[g], g))
+    name = "greedy_by_size_best_fit" if best_fit else "greedy_by_size"
+    return gs.plan(_offline(gs, order, best_fit), name)
+
+
+def interference(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), lookahead: int = 8) -> Plan:
+    """libnnc's allocation order, with offsets in place of the allocation graph.
+
+    libnnc inserts tensors into an allocation graph (edges: bytes a tensor
+    hands on to a later, non-interfering one) in this order: the tensor
+    with the most interference-graph edges first, ties by size; it is paired
+    with a larger tensor that does not interfere with it, which reuses its
+    region; each insertion reuses an existing edge (a region between placed
+    tensors) when one fits and takes fresh bytes from the source otherwise.
+    Here the degrees come from a sweep (the graph itself is never built),
+    a tensor reuses the tightest gap among the placed tensors it interferes
+    with, else goes above them (the "fresh bytes"), and its partner (the
+    first larger non-interfering tensor within ``lookahead`` places of it
+    in the order) goes at the same offset when it fits there.  Offsets
+    express every allocation graph the insertion can build, and more.
+    """
+    gs = _Groups(buffers, alignment, inplace)
+    deg = gs.degrees()
+    size, start, end = gs.size, gs.start, gs.end
+    order = sorted(range(len(gs)), key=lambda g: (-deg[g], -size[g], start[g], g))
+    pos = {g: k for k, g in enumerate(order)}
+
+    def partner(g, placed):
+        k = pos[g] + 1
+        for h in order[k:k + lookahead]:
+            if not placed[h] and size[h] > size[g] and (end[h] < start[g] or start[h] > end[g]):
+                return h
+        return None
+
+    return gs.plan(_offline(gs, order, True, partner), "interference")
+
+
+def sweep(buffers: Sequence[Buffer], alignment: int = 64, inplace=()) -> Plan:
+    """An online best-fit allocator run over time: at each step the buffers
+    that died free their blocks (coalesced with free neighbours; a free
+    block at the top of the arena lowers the top), then each new buffer,
+    largest first, takes the smallest free block that fits, or the top.
+    O(n log n) (the free list is a sorted list; it stays short)."""
+    gs = _Groups(buffers, alignment, inplace)
+    size, start, end = gs.size, gs.start, gs.end
+    m = len(gs)
+    alloc = sorted(range(m), key=lambda g: (start[g], -size[g], g))
+    dies = sorted(range(m), key=lambda g: (end[g], g))
+    off = [0] * m
+    free_at: dict[int, int] = {}  # free block: offset -> size
+    free_to: dict[int, int] = {}  # free block: end -> offset
+    by_size: list[tuple[int, int]] = []  # free blocks as (size, offset), sorted
+    top = 0
+    d = 0
+    for g in alloc:
+        s = start[g]
+        while d < m and end[dies[d]] < s:
+            h = dies[d]
+            d += 1
+            if not size[h]:
+                continue
+            lo, hi = off[h], off[h] + size[h]
+            if lo in free_to:  # merge with the free block below
+                plo = free_to.pop(lo)
+                del by_size[bisect_left(by_size, (free_at.pop(plo), plo))]
+                lo = plo
+            if hi in free_at:  # and the one above
+                nsz = free_at.pop(hi)
+                del free_to[hi + nsz]
+                del by_size[bisect_left(by_size, (nsz, hi))]
+                hi += nsz
+            if hi == top:
+                top = lo
+            else:
+                free_at[lo] = hi - lo
+                free_to[hi] = lo
+                insort(by_size, (hi - lo, lo))
+        need = size[g]
+        if not need:
+            continue
+        i = bisect_left(by_size, (need, -1))
+        if i < len(by_size):
+            bsz, lo = by_size.pop(i)
+            del free_at[lo]
+            del free_to[lo + bsz]
+            if bsz > need:
+                rest = lo + need
+                free_at[rest] = bsz - need
+                free_to[lo + bsz] = rest
+                insort(by_size, (bsz - need, rest))
+            off[g] = lo
+        else:
+            off[g] = top
+            top += need
+    return gs.plan(off, "sweep")
+
+
+STRATEGIES = {"greedy_by_size": greedy_by_size,
+              "greedy_by_size_best_fit": lambda b, a, i: greedy_by_size(b, a, i, best_fit=True),
+              "interference": interference,
+              "sweep": sweep}
+
+
+def overlapping_pairs(buffers: Sequence[Buffer], alignment: int = 64, inplace=()) -> int:
+    """How many pairs of (merged) buffers overlap in time: the work of the
+    offline planners."""
+    return sum(_Groups(buffers, alignment, inplace).degrees()) // 2
+
+
+def plan(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), strategies: Sequence[str] | None = None,
+         max_pairs: int = MAX_PAIRS) -> Plan:
+    """Run the planners and keep the smallest arena (the first listed on a tie).
+
+    By default every strategy runs, except that above ``max_pairs``
+    overlapping pairs only :func:`sweep` does (the offline planners cost
+    O(pairs)).  ``stats`` of the result holds each tried strategy's arena.
+    Deterministic for a given input.
+    """
+    buffers = list(buffers)
+    inplace = tuple(inplace)
+    names = list(STRATEGIES) if strategies is None else list(strategies)
+    pairs = None
+    if strategies is None and len(buffers) > 1000:
+        pairs = overlapping_pairs(buffers, alignment, inplace)
+        if pairs > max_pairs:
+            names = ["sweep"]
+    best = None
+    tried = {}
+    for name in names:
+        p = STRATEGIES[name](buffers, alignment, inplace)
+        tried[name] = p.arena_bytes
+        if best is None or p.arena_bytes < best.arena_bytes:
+            best = p
+    stats = dict(tried)
+    if pairs is not None:
+        stats["overlapping_pairs"] = pairs
+    return Plan(best.offsets, best.arena_bytes, best.strategy, best.alignment, MappingProxyType(stats))
