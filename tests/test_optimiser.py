@@ -255,3 +255,18 @@ def test_sum_of_broadcast_is_exact_for_integers_only(v):
     _, rep = fgraph.optimise(fgraph.Graph(expr), report=True, fast_math=True)
     if v.dtype.kind == "f":
         assert rep.fired["sum_of_broadcast_float"] == 1
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (300, 500)])
+def test_where_never_overwrites_a_branch_it_still_reads(shape):
+    """`where`'s out-form writes one branch before reading the other, so no
+    buffer of a branch may be its output (inside fused kernels or the arena)."""
+    x = fnp.placeholder(shape, "float64", name="x")
+    nx = -x
+    y = x + fnp.where(nx > x, nx, x)
+    z = fnp.where(x < 0, fnp.exp(x) * 2, x)  # a where as a fused group's last instruction
+    v = np.linspace(-1, 1, int(np.prod(shape))).reshape(shape) if shape else np.array(-1.0)
+    for g in (fgraph.Graph([x + x, y, z]), fgraph.optimise(fgraph.Graph([x + x, y, z]))):
+        got = fgraph.compile(g)(x=v)
+        assert_same(got[1], v + np.where(-v > v, -v, v))
+        assert_same(got[2], np.where(v < 0, np.exp(v) * 2, v))

@@ -90,6 +90,8 @@ class ArenaPlan:
             spec = inplace.get(n.op)
             if spec is None:
                 return ()
+            if callable(spec):
+                return spec(n)
             return range(len(n.inputs)) if spec == "all" else spec
 
         pairs = inplace_pairs(self.order, live, candidates)

@@ -19,9 +19,17 @@ def _fused_rule(inputs, expr, shape, sources=()):
     return shape, expr[-1][3]
 
 
-# inplace: chunk by chunk, every read of a position precedes the write of it
+def _fused_inplace(node) -> tuple:
+    """Inputs a fused kernel may overwrite: chunk by chunk, only its last
+    instruction writes the output, after every read of that chunk; so it is
+    in-place when that instruction's op is."""
+    from ..types import get_attr
+
+    return tuple(range(len(node.inputs))) if get_attr(node.param("expr")[-1][0], "inplace", None) == "all" else ()
+
+
 defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel.", elementwise=True,
-      inplace="all")
+      inplace=_fused_inplace)
 
 
 class _Aval:

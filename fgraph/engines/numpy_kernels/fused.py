@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .elementwise import out_form
-from ...types import set_attr
+from ...types import attr_table, set_attr
 
 CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
 SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself
@@ -43,22 +43,28 @@ class Compiled:
             for a in args:
                 if a >= 0:
                     last_use[a] = t
-        # buffer assignment by liveness; a temp dying at an instruction gives
-        # its buffer to that instruction's result (in-place, always legal for
-        # element-wise ops of equal shape and itemsize)
+        # buffer assignment by liveness.  A temp dying at an instruction gives
+        # its buffer to that instruction's result only if the op may write
+        # over its inputs (attribute "inplace": not `where`, whose out-form
+        # writes one branch before reading the other).
+        inplace = attr_table("inplace")
         free: dict[str, list[int]] = {}
         self.buffer_dtypes: list[np.dtype] = []
         slot = {}
-        for t, (_, args, _, dt) in enumerate(expr[:-1]):
-            for a in args:
-                if a >= 0 and last_use[a] == t:
+        for t, (op, args, _, dt) in enumerate(expr[:-1]):
+            dying = [a for a in args if a >= 0 and last_use[a] == t]
+            if inplace.get(op) == "all":
+                for a in dying:
                     free.setdefault(expr[a][3].str, []).append(slot[a])
+                dying = []
             pool = free.get(np.dtype(dt).str)
             if pool:
                 slot[t] = pool.pop()
             else:
                 slot[t] = len(self.buffer_dtypes)
                 self.buffer_dtypes.append(np.dtype(dt))
+            for a in dying:
+                free.setdefault(expr[a][3].str, []).append(slot[a])
         names = {"np": np}
         lines = ["def chunk(ins, out, bufs):"]
         if n_inputs:
