@@ -4,7 +4,9 @@ import importlib
 import sys
 
 BENCHES = {"build": "Node construction and compile+first-run cost for long chains.",
-           "optimise": "Fused element-wise speed against NumPy and JAX; the optimiser's own cost."}
+           "optimise": "Fused element-wise speed against NumPy and JAX; the optimiser's own cost.",
+           "memory": "Arena against the lower bound; peak memory and time against eager NumPy.",
+           "planner": "Planning time and arena quality on graphs of 1e3..1e5 nodes."}
 
 
 def main(argv=None):

@@ -1,0 +1,81 @@
+"""Memory planning on real workloads: arena against the lower bound, peak
+memory and run time against eager NumPy running the same code."""
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import numpy as np
+
+import fgraph
+import fgraph.numpy as fnp
+
+from ..tree import flatten
+from .report import environment, save, table
+from .timing import best_of
+from .workloads import WORKLOADS, make_inputs
+
+
+def _peak(fn) -> int:
+    """Bytes allocated at the peak of ``fn()`` beyond what existed before."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+def measure(name: str, repeats: int) -> dict:
+    rng = np.random.default_rng(0)
+    fn, args, names = make_inputs(name, rng)
+    phs = [fnp.placeholder(a.shape, a.dtype, name=n) for a, n in zip(args, names)]
+    t0 = time.perf_counter()
+    out = fn(fnp, *phs)
+    graph = fgraph.Graph(out, inputs=phs)
+    t1 = time.perf_counter()
+    optimised = fgraph.optimise(graph)
+    t2 = time.perf_counter()
+    exe = fgraph.compile(optimised)
+    t3 = time.perf_counter()
+    feeds = dict(zip(names, args))
+    got = exe(**feeds)
+    want = fn(np, *args)
+    got_leaves, _ = flatten(got, lambda x: isinstance(x, np.ndarray))
+    want_leaves, _ = flatten(want, lambda x: isinstance(x, (np.ndarray, np.generic)))
+    worst = max(float(np.max(np.abs(g - w))) / (float(np.max(np.abs(w))) or 1.0)
+                for g, w in zip(got_leaves, want_leaves))
+    exe(**feeds)
+    m = exe.memory
+    graph_run_peak = _peak(lambda: exe(**feeds))
+    eager_peak = _peak(lambda: fn(np, *args))
+    t = best_of({"graph": lambda: exe(**feeds), "numpy": lambda: fn(np, *args)}, repeats)
+    graph_peak = m.arena_bytes + graph_run_peak
+    return {"workload": name, "nodes": len(graph), "nodes_optimised": len(optimised),
+            "arena_MB": m.arena_bytes / 2**20, "lower_bound_MB": m.lower_bound_bytes / 2**20,
+            "arena_vs_lower_bound": m.ratio, "arena_vs_lower_bound_inplace": m.ratio_inplace,
+            "no_reuse_MB": m.no_reuse_bytes / 2**20, "inplace_pairs": m.inplace, "schedule": m.schedule,
+            "offsets": m.strategy, "graph_peak_MB": graph_peak / 2**20, "eager_peak_MB": eager_peak / 2**20,
+            "eager_vs_graph_peak": eager_peak / graph_peak, "graph_ms": 1e3 * t["graph"],
+            "numpy_ms": 1e3 * t["numpy"], "time_vs_numpy": t["graph"] / t["numpy"],
+            "build_ms": 1e3 * (t1 - t0), "optimise_ms": 1e3 * (t2 - t1), "compile_plan_ms": 1e3 * (t3 - t2),
+            "max_rel_error": worst}
+
+
+def main(quick: bool = False, out: str = "bench-results") -> int:
+    repeats = 3 if quick else 9
+    rows = [measure(name, repeats) for name in WORKLOADS]
+    print("fgraph memory benchmark (float32)")
+    print(environment())
+    print("\nPeak memory: the graph's arena plus a steady-state run's own allocations (outputs) against "
+          "eager NumPy's tracemalloc peak for the same code; times are best of", repeats, "interleaved runs.")
+    print(table(rows, ["workload", "nodes", "nodes_optimised", "arena_MB", "lower_bound_MB", "arena_vs_lower_bound",
+                       "arena_vs_lower_bound_inplace", "no_reuse_MB", "graph_peak_MB", "eager_peak_MB",
+                       "eager_vs_graph_peak", "graph_ms", "numpy_ms", "time_vs_numpy"]))
+    print()
+    print(table(rows, ["workload", "inplace_pairs", "schedule", "offsets", "build_ms", "optimise_ms",
+                       "compile_plan_ms", "max_rel_error"]))
+    print("saved", save("memory", out, {"rows": rows}))
+    return 0
