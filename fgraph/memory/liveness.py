@@ -72,37 +72,33 @@ def lifetimes(order: Sequence[Node], roots: Iterable[Node], storage: Callable[[N
     what it aliases, transitively.  Roots and ``pinned`` nodes (or the
     buffers they view) live through step ``len(order)``.
     """
-    step = {id(n): k for k, n in enumerate(order)}
     n_steps = len(order)
     base: dict[int, int] = {}  # id(node) -> step of the node owning its buffer, or -1
-    ends: dict[int, int] = {}  # owner step -> last reading step
+    last = list(range(n_steps))  # per owner step: the last step reading it (itself if none)
     for k, n in enumerate(order):
+        for i in n.inputs:
+            b = base[id(i)]
+            if b >= 0:
+                last[b] = k  # steps only grow: the latest reader wins
         a = alias_of(n)
         if a is not None:
-            b = base.get(id(a), -1)
-        elif storage(n):
-            b = k
-            ends[k] = k  # read by nobody yet
+            base[id(n)] = base[id(a)]
         else:
-            b = -1
-        base[id(n)] = b
-        for i in n.inputs:
-            bi = base[id(i)]
-            if bi >= 0 and ends[bi] < k:
-                ends[bi] = k
+            base[id(n)] = k if storage(n) else -1
     keep = set()
     for n in roots:
         b = base[id(n)]
         if b >= 0:
             keep.add(b)
     for n in order:
-        b = base[id(n)]
-        if b >= 0 and b not in keep and pinned(n):
-            keep.add(b)
+        if pinned(n):
+            b = base[id(n)]
+            if b >= 0:
+                keep.add(b)
     bufs: dict[int, Buffer] = {}
     for k, n in enumerate(order):
         if base[id(n)] == k:
-            bufs[k] = Buffer(k, int(size(n)), k, n_steps if k in keep else ends[k])
+            bufs[k] = Buffer(k, int(size(n)), k, n_steps if k in keep else last[k])
     by_node = {i: bufs[b] for i, b in base.items() if b >= 0}
     return Lifetimes(by_node, list(bufs.values()), frozenset(keep), n_steps)
 
@@ -176,28 +172,24 @@ def merge_inplace(buffers: Sequence[Buffer], inplace: Iterable[tuple[int, int]] 
 def lower_bound(buffers: Sequence[Buffer], n_steps: int | None = None, inplace: Iterable[tuple[int, int]] = ()) -> int:
     """The largest total of bytes live at one step: no plan can use less.
 
-    With ``inplace`` pairs, each legal pair counts once at its shared step
-    (the output overwrites the input), which is the bound for plans that
-    use them.  A sweep over a difference array: O(n + steps).
+    With ``inplace`` pairs, the output of each legal pair (see
+    :func:`merge_inplace`) is not counted at the step it shares with its
+    input, where it lies inside the input's bytes: the bound for plans that
+    may use the pairs.  A sweep over a difference array: O(n + steps).
     """
     if not buffers:
         return 0
-    if inplace:
-        groups = merge_inplace(buffers, inplace)
-        starts = [g[0].start for g in groups]
-        ends = [g[-1].end for g in groups]
-        sizes = [max(b.nbytes for b in g) for g in groups]
-    else:
-        starts = [b.start for b in buffers]
-        ends = [b.end for b in buffers]
-        sizes = [b.nbytes for b in buffers]
-    s = np.asarray(starts, dtype=np.int64)
-    e = np.asarray(ends, dtype=np.int64)
-    w = np.asarray(sizes, dtype=np.int64)
-    top = int(e.max()) + 2 if n_steps is None else max(n_steps, int(e.max())) + 2
+    s = np.fromiter((b.start for b in buffers), np.int64, len(buffers))
+    e = np.fromiter((b.end for b in buffers), np.int64, len(buffers))
+    w = np.fromiter((b.nbytes for b in buffers), np.int64, len(buffers))
+    top = max(int(e.max()), n_steps or 0) + 2
     diff = np.zeros(top, dtype=np.int64)
     np.add.at(diff, s, w)
     np.add.at(diff, e + 1, -w)
+    for g in merge_inplace(buffers, inplace) if inplace else ():
+        for b in g[1:]:  # born inside its predecessor, which dies at this step
+            diff[b.start] -= b.nbytes
+            diff[b.start + 1] += b.nbytes
     return int(np.cumsum(diff).max())
 
 

@@ -32,12 +32,6 @@ import numpy as np
 
 from .liveness import Buffer, merge_inplace
 
-#: plan() skips the offline planners when buffers overlap in more pairs than
-#: this: they cost O(pairs) and would exceed a second (measured: ~1.5 s per
-#: million pairs for both together); sweep() stays O(n log n).
-MAX_PAIRS = 600_000
-
-
 @dataclass(frozen=True)
 class Plan:
     """Where each buffer lives: ``offsets[buffer_id]`` bytes into an arena
@@ -211,17 +205,22 @@ def _offline(groups: _Groups, order: Iterable[int], best: bool, partner=None) ->
             return all(b <= at_offset or a >= hi for a, b in segs)
         return _place(segs, size[g], best)
 
+    extent = 0  # the arena so far
     for g in order:
         if placed[g]:
             continue
         if size[g]:
             off[g] = clear(g)
+            extent = max(extent, off[g] + size[g])
         placed[g] = 1
         index.add(g)
         if partner is not None:
             p = partner(g, placed)
             if p is not None and size[p]:
-                off[p] = off[g] if clear(p, off[g]) else clear(p)
+                # on g's region only while that takes no fresh bytes (libnnc prefers reuse)
+                fits = off[g] + size[p] <= extent and clear(p, off[g])
+                off[p] = off[g] if fits else clear(p)
+                extent = max(extent, off[p] + size[p])
                 placed[p] = 1
                 index.add(p)
     return off
@@ -232,7 +231,10 @@ def greedy_by_size(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), b
     start, then id), each at the lowest aligned offset where it clears every
     placed buffer live at any of its steps; ``best_fit`` takes the tightest
     such gap instead (TFLite's choice).  O(n log n + overlapping pairs)."""
-    gs = _Groups(buffers, alignment, inplace)
+    return _greedy_by_size(_Groups(buffers, alignment, inplace), best_fit)
+
+
+def _greedy_by_size(gs: _Groups, best_fit: bool = False) -> Plan:
     order = sorted(range(len(gs)), key=lambda g: (-gs.size[g], gs.start[g], g))
     name = "greedy_by_size_best_fit" if best_fit else "greedy_by_size"
     return gs.plan(_offline(gs, order, best_fit), name)
@@ -251,10 +253,14 @@ def interference(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), loo
     a tensor reuses the tightest gap among the placed tensors it interferes
     with, else goes above them (the "fresh bytes"), and its partner (the
     first larger non-interfering tensor within ``lookahead`` places of it
-    in the order) goes at the same offset when it fits there.  Offsets
+    in the order) goes at the same offset when it fits there without growing
+    the arena.  Offsets
     express every allocation graph the insertion can build, and more.
     """
-    gs = _Groups(buffers, alignment, inplace)
+    return _interference(_Groups(buffers, alignment, inplace), lookahead)
+
+
+def _interference(gs: _Groups, lookahead: int = 8) -> Plan:
     deg = gs.degrees()
     size, start, end = gs.size, gs.start, gs.end
     order = sorted(range(len(gs)), key=lambda g: (-deg[g], -size[g], start[g], g))
@@ -270,22 +276,35 @@ def interference(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), loo
     return gs.plan(_offline(gs, order, True, partner), "interference")
 
 
-def sweep(buffers: Sequence[Buffer], alignment: int = 64, inplace=()) -> Plan:
-    """An online best-fit allocator run over time: at each step the buffers
-    that died free their blocks (coalesced with free neighbours; a free
-    block at the top of the arena lowers the top), then each new buffer,
-    largest first, takes the smallest free block that fits, or the top.
-    O(n log n) (the free list is a sorted list; it stays short)."""
-    gs = _Groups(buffers, alignment, inplace)
+def sweep(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), keepers_on_top: bool = False) -> Plan:
+    """An online best-fit allocator run over time.
+
+    At each step the buffers that died free their blocks (coalesced with
+    free neighbours; a free block at the top of the arena lowers the top),
+    then each new buffer, largest first, takes the smallest free block that
+    fits, or the top.  With ``keepers_on_top``, buffers that live through
+    the last step (outputs, update values) never enter the free list, where
+    they would split it for good: they stack downwards from the top of the
+    arena, whose height is then the least that clears the other buffers at
+    every step.  O(n log n) (the free list is a sorted list; it stays short).
+    """
+    return _sweep(_Groups(buffers, alignment, inplace), keepers_on_top)
+
+
+def _sweep(gs: _Groups, keepers_on_top: bool = False) -> Plan:
     size, start, end = gs.size, gs.start, gs.end
     m = len(gs)
+    last = max(end, default=0)
     alloc = sorted(range(m), key=lambda g: (start[g], -size[g], g))
     dies = sorted(range(m), key=lambda g: (end[g], g))
     off = [0] * m
     free_at: dict[int, int] = {}  # free block: offset -> size
     free_to: dict[int, int] = {}  # free block: end -> offset
     by_size: list[tuple[int, int]] = []  # free blocks as (size, offset), sorted
-    top = 0
+    top = 0  # end of the highest live block (of those in the free-list region)
+    kept = 0  # bytes stacked at the top so far
+    height = 0  # the arena needed so far: max of top + kept
+    stacked = []
     d = 0
     for g in alloc:
         s = start[g]
@@ -313,60 +332,76 @@ def sweep(buffers: Sequence[Buffer], alignment: int = 64, inplace=()) -> Plan:
         need = size[g]
         if not need:
             continue
-        i = bisect_left(by_size, (need, -1))
-        if i < len(by_size):
-            bsz, lo = by_size.pop(i)
-            del free_at[lo]
-            del free_to[lo + bsz]
-            if bsz > need:
-                rest = lo + need
-                free_at[rest] = bsz - need
-                free_to[lo + bsz] = rest
-                insort(by_size, (bsz - need, rest))
-            off[g] = lo
+        if keepers_on_top and end[g] == last:
+            kept += need
+            off[g] = kept  # distance below the top, resolved at the end
+            stacked.append(g)
         else:
-            off[g] = top
-            top += need
-    return gs.plan(off, "sweep")
+            i = bisect_left(by_size, (need, -1))
+            if i < len(by_size):
+                bsz, lo = by_size.pop(i)
+                del free_at[lo]
+                del free_to[lo + bsz]
+                if bsz > need:
+                    rest = lo + need
+                    free_at[rest] = bsz - need
+                    free_to[lo + bsz] = rest
+                    insort(by_size, (bsz - need, rest))
+                off[g] = lo
+            else:
+                off[g] = top
+                top += need
+        if top + kept > height:
+            height = top + kept
+    for g in stacked:
+        off[g] = height - off[g]
+    return gs.plan(off, "sweep_keepers_on_top" if keepers_on_top else "sweep")
 
 
-STRATEGIES = {"greedy_by_size": greedy_by_size,
-              "greedy_by_size_best_fit": lambda b, a, i: greedy_by_size(b, a, i, best_fit=True),
-              "interference": interference,
-              "sweep": sweep}
+#: name -> planner of merged groups; plan() tries them in this order
+STRATEGIES = {"greedy_by_size": _greedy_by_size,
+              "greedy_by_size_best_fit": lambda gs: _greedy_by_size(gs, True),
+              "interference": _interference,
+              "sweep": _sweep,
+              "sweep_keepers_on_top": lambda gs: _sweep(gs, True)}
+#: up to this many groups + overlapping pairs, plan() runs every planner
+ALL_WORK = 100_000
+#: above this many overlapping pairs, plan() runs only the O(n log n) sweeps;
+#: in between, greedy_by_size and the sweeps.  The offline planners cost
+#: O(n log n + pairs): these keep plan() under a second at 1e5 buffers.
+MAX_PAIRS = 600_000
 
 
 def overlapping_pairs(buffers: Sequence[Buffer], alignment: int = 64, inplace=()) -> int:
-    """How many pairs of (merged) buffers overlap in time: the work of the
-    offline planners."""
+    """How many pairs of (merged) buffers overlap in time: the edges of the
+    interference graph, and the work of the offline planners."""
     return sum(_Groups(buffers, alignment, inplace).degrees()) // 2
 
 
-def plan(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), strategies: Sequence[str] | None = None,
-         max_pairs: int = MAX_PAIRS) -> Plan:
+def plan(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), strategies: Sequence[str] | None = None) -> Plan:
     """Run the planners and keep the smallest arena (the first listed on a tie).
 
-    By default every strategy runs, except that above ``max_pairs``
-    overlapping pairs only :func:`sweep` does (the offline planners cost
-    O(pairs)).  ``stats`` of the result holds each tried strategy's arena.
+    ``strategies``: names from :data:`STRATEGIES`.  By default every one
+    runs on small inputs; larger ones get greedy_by_size and the sweeps, and
+    above :data:`MAX_PAIRS` overlapping pairs only the sweeps (the offline
+    planners cost O(pairs), which for deep training graphs grows as n^2).
+    ``stats`` of the result maps each tried planner to its arena bytes.
     Deterministic for a given input.
     """
-    buffers = list(buffers)
-    inplace = tuple(inplace)
-    names = list(STRATEGIES) if strategies is None else list(strategies)
-    pairs = None
-    if strategies is None and len(buffers) > 1000:
-        pairs = overlapping_pairs(buffers, alignment, inplace)
-        if pairs > max_pairs:
-            names = ["sweep"]
+    gs = _Groups(list(buffers), alignment, tuple(inplace))
+    pairs = sum(gs.degrees()) // 2
+    if strategies is None:
+        if len(gs) + pairs <= ALL_WORK:
+            strategies = list(STRATEGIES)
+        elif pairs <= MAX_PAIRS:
+            strategies = ["greedy_by_size", "sweep", "sweep_keepers_on_top"]
+        else:
+            strategies = ["sweep", "sweep_keepers_on_top"]
     best = None
-    tried = {}
-    for name in names:
-        p = STRATEGIES[name](buffers, alignment, inplace)
-        tried[name] = p.arena_bytes
+    stats = {}
+    for name in strategies:
+        p = STRATEGIES[name](gs)
+        stats[name] = p.arena_bytes
         if best is None or p.arena_bytes < best.arena_bytes:
             best = p
-    stats = dict(tried)
-    if pairs is not None:
-        stats["overlapping_pairs"] = pairs
     return Plan(best.offsets, best.arena_bytes, best.strategy, best.alignment, MappingProxyType(stats))

@@ -1,2 +1,782 @@
-"""movement ops (to be filled)."""
-__all__: list = []
+"""Movement ops: reshaping, transposing, broadcasting, joining, splitting,
+flipping, padding.
+
+Seven primitive ops carry every function here; the rest are exact
+compositions of them:
+
+=============  ====================================  ======
+op             params                                view
+=============  ====================================  ======
+reshape        shape                                 yes
+transpose      axes (a permutation)                  yes
+broadcast_to   shape                                 yes
+flip           axes (sorted)                         yes
+slice_axis     axis, start, stop, step               yes
+concatenate    axis, dtype, casting                  no
+repeat         repeats (per element), axis           no
+=============  ====================================  ======
+
+``view=True`` tells the memory planner that the kernel may return a view of
+input 0.  Static parameters are normalised (non-negative axes, resolved
+shapes, canonical slices), so equal calls make equal nodes.  Argument
+mistakes raise ShapeError/DTypeError naming the NumPy function and the
+user's line, when the node is made.
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from ..errors import DTypeError, FgraphError, ShapeError
+from ..operator import Tensor
+from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, defop, normalize_axis, size_of
+from ..symbol import error_at, make_node
+from .creation import asarray
+
+__all__ = [
+    "reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+    "broadcast_to", "broadcast_arrays", "broadcast_shapes",
+    "concatenate", "concat", "stack", "unstack", "hstack", "vstack", "dstack", "column_stack",
+    "split", "array_split", "hsplit", "vsplit", "dsplit",
+    "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad",
+    "atleast_1d", "atleast_2d", "atleast_3d", "diff",
+]
+
+
+# ---------------------------------------------------------------- helpers
+
+def _fail(op: str, msg: str, cls=ShapeError):
+    """An error naming the NumPy function and the user's line."""
+    return error_at(cls, op, msg)
+
+
+def _tensor(x) -> Tensor:
+    # NumPy's asanyarray: Python scalars become strong arrays, not weak literals
+    return x if isinstance(x, Tensor) else asarray(x)
+
+
+def _axis(op: str, axis, ndim: int) -> int:
+    try:
+        return normalize_axis(axis, ndim)
+    except FgraphError as e:
+        raise _fail(op, str(e), type(e)) from None
+
+
+def _axis_tuple(op: str, axis, ndim: int, allow_duplicate: bool = False) -> tuple:
+    """int or sequence -> tuple of non-negative axes, in the order given."""
+    seq = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(_axis(op, a, ndim) for a in seq)
+    if not allow_duplicate and len(set(axes)) != len(axes):
+        raise _fail(op, f"repeated axis in {axis}")
+    return axes
+
+
+def _index(op: str, value, what: str) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise _fail(op, f"{what} must be an integer, got {type(value).__name__}", DTypeError) from None
+
+
+def _node(op: str, x: Tensor, params: tuple) -> Tensor:
+    return Tensor(make_node(op, [x.node], params), x.stack)
+
+
+def _no_out(op: str, out) -> None:
+    if out is not None:
+        raise _fail(op, "out= cannot write into an fgraph array: they are immutable", FgraphError)
+
+
+# ---------------------------------------------------------------- primitive ops
+
+def _reshape_rule(inputs, shape):
+    (x,) = inputs
+    if size_of(x.shape) != size_of(shape):
+        raise ShapeError(f"cannot reshape array of shape {x.shape} (size {size_of(x.shape)}) into shape {shape}")
+    return shape, x.dtype
+
+
+def _transpose_rule(inputs, axes):
+    (x,) = inputs
+    if sorted(axes) != list(range(len(x.shape))):
+        raise ShapeError(f"axes {axes} are not a permutation of the {len(x.shape)} axes")
+    return tuple(x.shape[a] for a in axes), x.dtype
+
+
+def _broadcast_to_rule(inputs, shape):
+    (x,) = inputs
+    if len(shape) < len(x.shape) or _broadcast_shapes(x.shape, shape) != shape:
+        raise ShapeError(f"cannot broadcast an array of shape {x.shape} to shape {shape}")
+    return shape, x.dtype
+
+
+def _flip_rule(inputs, axes):
+    (x,) = inputs
+    if any(not 0 <= a < len(x.shape) for a in axes):
+        raise ShapeError(f"axes {axes} out of range for {len(x.shape)} dimensions")
+    return x.shape, x.dtype
+
+
+def _slice_len(start, stop, step) -> int:
+    return len(range(start, -1 if stop is None else stop, step))
+
+
+def _slice_axis_rule(inputs, axis, start, stop, step):
+    (x,) = inputs
+    if not 0 <= axis < len(x.shape):
+        raise ShapeError(f"axis {axis} out of range for {len(x.shape)} dimensions")
+    shape = list(x.shape)
+    shape[axis] = _slice_len(start, stop, step)
+    return tuple(shape), x.dtype
+
+
+def _concatenate_rule(inputs, axis, dtype=None, casting="same_kind"):
+    if not inputs:
+        raise ShapeError("need at least one array to concatenate")
+    first = inputs[0].shape
+    for k, x in enumerate(inputs):
+        if len(x.shape) == 0:
+            raise ShapeError("zero-dimensional arrays cannot be concatenated")
+        if len(x.shape) != len(first):
+            raise ShapeError(f"all the input arrays must have the same number of dimensions, but the array at "
+                             f"index 0 has {len(first)} dimension(s) and the array at index {k} has "
+                             f"{len(x.shape)} dimension(s)")
+        for d, (n0, n) in enumerate(zip(first, x.shape)):
+            if d != axis and n != n0:
+                raise ShapeError(f"all the input array dimensions except for the concatenation axis must match "
+                                 f"exactly, but along dimension {d}, the array at index 0 has size {n0} and the "
+                                 f"array at index {k} has size {n}")
+    # NumPy converts every input to an array first: no input is weak here
+    out = np.dtype(dtype) if dtype is not None else np.result_type(*(x.dtype for x in inputs))
+    for x in inputs:
+        if not np.can_cast(x.dtype, out, casting):
+            raise DTypeError(f"cannot cast array data from {x.dtype} to {out} according to the rule {casting!r}")
+    shape = list(first)
+    shape[axis] = sum(x.shape[axis] for x in inputs)
+    return tuple(shape), out
+
+
+def _repeat_rule(inputs, repeats, axis):
+    (x,) = inputs
+    if not 0 <= axis < len(x.shape) or len(repeats) != x.shape[axis]:
+        raise ShapeError(f"{len(repeats)} repeats do not match axis {axis} of shape {x.shape}")
+    shape = list(x.shape)
+    shape[axis] = sum(repeats)
+    return tuple(shape), x.dtype
+
+
+defop("reshape", _reshape_rule, "numpy.reshape to a resolved shape (order 'C').", view=True)
+defop("transpose", _transpose_rule, "numpy.transpose by a full permutation of the axes.", view=True)
+defop("broadcast_to", _broadcast_to_rule, "numpy.broadcast_to a shape.", view=True)
+defop("flip", _flip_rule, "numpy.flip along sorted axes.", view=True)
+defop("slice_axis", _slice_axis_rule, "x[..., start:stop:step] along one axis (canonical slice; stop None "
+                                      "means past the front for a negative step).", view=True)
+defop("concatenate", _concatenate_rule, "numpy.concatenate along an axis, with dtype and casting.")
+defop("repeat", _repeat_rule, "numpy.repeat with one count per element along an axis.")
+
+
+def _slice(x: Tensor, axis: int, start, stop, step=1) -> Tensor:
+    """x sliced along ``axis`` with Python's slice semantics."""
+    n = x.shape[axis]
+    s, e, st = slice(start, stop, step).indices(n)
+    if not len(range(s, e, st)):
+        s, e, st = 0, 0, 1  # one canonical empty slice (indices() may give start -1)
+    if (s, e, st) == (0, n, 1):
+        return x
+    return _node("slice_axis", x, (("axis", axis), ("start", s), ("stop", e if e >= 0 else None), ("step", st)))
+
+
+def _reshape_to(x: Tensor, shape: tuple) -> Tensor:
+    return x if x.shape == shape else _node("reshape", x, (("shape", shape),))
+
+
+def _transpose_to(x: Tensor, axes: tuple) -> Tensor:
+    return x if axes == tuple(range(len(axes))) else _node("transpose", x, (("axes", axes),))
+
+
+def _broadcast_to(x: Tensor, shape: tuple) -> Tensor:
+    return x if x.shape == shape else _node("broadcast_to", x, (("shape", shape),))
+
+
+def _concat(ts: list, axis: int, dtype=None, casting="same_kind") -> Tensor:
+    """Concatenate tensors along a normalised axis (the rule checks the rest)."""
+    if len(ts) == 1 and (dtype is None or np.dtype(dtype) == ts[0].dtype):
+        return ts[0]
+    dt = None if dtype is None else np.dtype(dtype)
+    node = make_node("concatenate", [t.node for t in ts], (("axis", axis), ("dtype", dt), ("casting", casting)))
+    return Tensor(node, ts[0].stack)
+
+
+# ---------------------------------------------------------------- shape changes
+
+def _resolve_shape(shape, size: int, op: str = "reshape") -> tuple:
+    """A reshape target with at most one unknown (negative) entry, resolved."""
+    if isinstance(shape, (tuple, list)):
+        dims = [_index(op, d, "shape entry") for d in shape]
+    else:
+        dims = [_index(op, shape, "shape")]
+    unknown = [k for k, d in enumerate(dims) if d < 0]
+    if len(unknown) > 1:
+        raise _fail(op, "can only specify one unknown dimension")
+    known = size_of(tuple(d for d in dims if d >= 0))
+    if unknown:
+        if known == 0 or size % known:
+            raise _fail(op, f"cannot reshape array of size {size} into shape {tuple(dims)}")
+        dims[unknown[0]] = size // known
+    elif known != size:
+        raise _fail(op, f"cannot reshape array of size {size} into shape {tuple(dims)}")
+    return tuple(dims)
+
+
+def _order(op: str, order, allowed: str) -> str:
+    # lazy arrays are always logically C-ordered, so 'A' (and 'K' where NumPy
+    # allows it) mean 'C'
+    if order is None or (order in ("A", "K") and order in allowed):
+        return "C"
+    if order not in allowed:
+        raise _fail(op, f"order must be one of {', '.join(map(repr, allowed))}, got {order!r}", FgraphError)
+    return order
+
+
+def reshape(a, /, shape, order="C", *, copy=None):
+    """Lazy ``numpy.reshape``; one entry may be -1.  ``order='F'`` is supported
+    (as transposes around a C-order reshape); ``copy`` is moot (immutable)."""
+    x = _tensor(a)
+    new = _resolve_shape(shape, x.size)
+    if _order("reshape", order, "CFA") == "F":
+        rev = tuple(reversed(range(x.ndim)))
+        y = _reshape_to(_transpose_to(x, rev), new[::-1])
+        return _transpose_to(y, tuple(reversed(range(len(new)))))
+    return _reshape_to(x, new)
+
+
+def ravel(a, order="C"):
+    """Lazy ``numpy.ravel`` (also ``t.flatten()``): a 1-d reshape."""
+    x = _tensor(a)
+    if _order("ravel", order, "CFAK") == "F":
+        x = _transpose_to(x, tuple(reversed(range(x.ndim))))
+    return _reshape_to(x, (x.size,))
+
+
+def transpose(a, axes=None):
+    """Lazy ``numpy.transpose``: reverse or permute the axes."""
+    x = _tensor(a)
+    if axes is None:
+        perm = tuple(reversed(range(x.ndim)))
+    else:
+        perm = _axis_tuple("transpose", axes, x.ndim)
+        if len(perm) != x.ndim:
+            raise _fail("transpose", f"axes {axes!r} don't match an array of shape {x.shape}")
+    return _transpose_to(x, perm)
+
+
+def permute_dims(a, /, axes=None):
+    """Array API ``permute_dims`` (= ``numpy.permute_dims``, = transpose)."""
+    return transpose(a, axes)
+
+
+def swapaxes(a, axis1, axis2):
+    """Lazy ``numpy.swapaxes`` (a transpose)."""
+    x = _tensor(a)
+    i, j = _axis("swapaxes", axis1, x.ndim), _axis("swapaxes", axis2, x.ndim)
+    perm = list(range(x.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return _transpose_to(x, tuple(perm))
+
+
+def moveaxis(a, source, destination):
+    """Lazy ``numpy.moveaxis`` (a transpose)."""
+    x = _tensor(a)
+    src = _axis_tuple("moveaxis", source, x.ndim)
+    dst = _axis_tuple("moveaxis", destination, x.ndim)
+    if len(src) != len(dst):
+        raise _fail("moveaxis", "`source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(x.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _transpose_to(x, tuple(order))
+
+
+def expand_dims(a, axis):
+    """Lazy ``numpy.expand_dims``: insert length-1 axes (a reshape)."""
+    x = _tensor(a)
+    n = len(axis) if isinstance(axis, (tuple, list)) else 1
+    axes = set(_axis_tuple("expand_dims", axis, x.ndim + n))
+    it = iter(x.shape)
+    return _reshape_to(x, tuple(1 if k in axes else next(it) for k in range(x.ndim + n)))
+
+
+def squeeze(a, axis=None):
+    """Lazy ``numpy.squeeze``: drop length-1 axes (a reshape).  Naming an axis
+    whose length is not 1 raises ShapeError."""
+    x = _tensor(a)
+    if axis is None:
+        axes = {k for k, d in enumerate(x.shape) if d == 1}
+    else:
+        axes = set(_axis_tuple("squeeze", axis, x.ndim))
+        bad = [k for k in sorted(axes) if x.shape[k] != 1]
+        if bad:
+            raise _fail("squeeze", f"cannot select an axis to squeeze out which has size not equal to one "
+                                   f"(axis {bad[0]} of shape {x.shape})")
+    return _reshape_to(x, tuple(d for k, d in enumerate(x.shape) if k not in axes))
+
+
+def atleast_1d(*arys):
+    """Lazy ``numpy.atleast_1d``."""
+    out = tuple(_reshape_to(t, (1,)) if t.ndim == 0 else t for t in map(_tensor, arys))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    """Lazy ``numpy.atleast_2d``: 0-d -> (1, 1), (n,) -> (1, n)."""
+    out = tuple(_reshape_to(t, (1,) * (2 - t.ndim) + t.shape) if t.ndim < 2 else t for t in map(_tensor, arys))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    """Lazy ``numpy.atleast_3d``: 0-d -> (1, 1, 1), (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    def up(t):
+        if t.ndim == 0:
+            return _reshape_to(t, (1, 1, 1))
+        if t.ndim == 1:
+            return _reshape_to(t, (1, t.shape[0], 1))
+        return _reshape_to(t, t.shape + (1,)) if t.ndim == 2 else t
+    out = tuple(up(_tensor(a)) for a in arys)
+    return out[0] if len(out) == 1 else out
+
+
+# ---------------------------------------------------------------- broadcasting
+
+def broadcast_shapes(*args):
+    """``numpy.broadcast_shapes``: a pure shape function, returns a tuple."""
+    try:
+        return _broadcast_shapes(*(as_shape(s) for s in args))
+    except FgraphError as e:
+        raise _fail("broadcast_shapes", str(e), type(e)) from None
+
+
+def broadcast_to(array, shape, subok=False):
+    """Lazy ``numpy.broadcast_to`` (a read-only view)."""
+    x = _tensor(array)
+    try:
+        shape = as_shape(shape)
+    except FgraphError as e:
+        raise _fail("broadcast_to", str(e), type(e)) from None
+    return _broadcast_to(x, shape)
+
+
+def broadcast_arrays(*args, subok=False):
+    """Lazy ``numpy.broadcast_arrays``: a tuple of arrays of the common shape."""
+    ts = [_tensor(a) for a in args]
+    try:
+        shape = _broadcast_shapes(*(t.shape for t in ts))
+    except ShapeError as e:
+        raise _fail("broadcast_arrays", str(e)) from None
+    return tuple(_broadcast_to(t, shape) for t in ts)
+
+
+# ---------------------------------------------------------------- joining
+
+def _tensors(op: str, arrays) -> list:
+    if isinstance(arrays, Tensor):
+        # NumPy iterates an array's first axis; here that is a data-independent unstack
+        return list(unstack(arrays)) if arrays.ndim else [arrays]
+    try:
+        items = list(arrays)
+    except TypeError:
+        raise _fail(op, f"expected a sequence of arrays, got {type(arrays).__name__}", DTypeError) from None
+    return [_tensor(a) for a in items]
+
+
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Lazy ``numpy.concatenate``; ``axis=None`` flattens first.  The dtype is
+    NumPy's ``result_type`` of the arrays (or ``dtype``, checked by ``casting``)."""
+    _no_out("concatenate", out)
+    ts = _tensors("concatenate", arrays)
+    if not ts:
+        raise _fail("concatenate", "need at least one array to concatenate")
+    if axis is None:
+        ts = [ravel(t) for t in ts]
+        axis = 0
+    elif ts[0].ndim == 0:
+        raise _fail("concatenate", "zero-dimensional arrays cannot be concatenated")
+    return _concat(ts, _axis("concatenate", axis, ts[0].ndim), dtype, casting)
+
+
+concat = concatenate  # NumPy 2 and the Array API name
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Lazy ``numpy.stack``: join along a new axis (reshape + concatenate)."""
+    _no_out("stack", out)
+    ts = _tensors("stack", arrays)
+    if not ts:
+        raise _fail("stack", "need at least one array to stack")
+    if any(t.shape != ts[0].shape for t in ts):
+        raise _fail("stack", "all input arrays must have the same shape, got "
+                             + ", ".join(str(t.shape) for t in ts))
+    shape = ts[0].shape
+    ax = _axis("stack", axis, len(shape) + 1)
+    new = shape[:ax] + (1,) + shape[ax:]
+    return _concat([_reshape_to(t, new) for t in ts], ax, dtype, casting)
+
+
+def unstack(x, /, *, axis=0):
+    """Array API / NumPy ``unstack``: a tuple of the slices along ``axis``."""
+    t = _tensor(x)
+    if t.ndim == 0:
+        raise _fail("unstack", "Input array must be at least 1-d.")
+    ax = _axis("unstack", axis, t.ndim)
+    shape = t.shape[:ax] + t.shape[ax + 1:]
+    return tuple(_reshape_to(_slice(t, ax, i, i + 1), shape) for i in range(t.shape[ax]))
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """Lazy ``numpy.hstack``."""
+    ts = [atleast_1d(t) for t in _tensors("hstack", tup)]
+    if not ts:
+        raise _fail("hstack", "need at least one array to concatenate")
+    return _concat(ts, _axis("hstack", 0 if ts[0].ndim == 1 else 1, ts[0].ndim), dtype, casting)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """Lazy ``numpy.vstack``."""
+    ts = [atleast_2d(t) for t in _tensors("vstack", tup)]
+    if not ts:
+        raise _fail("vstack", "need at least one array to concatenate")
+    return _concat(ts, 0, dtype, casting)
+
+
+def dstack(tup):
+    """Lazy ``numpy.dstack``."""
+    ts = [atleast_3d(t) for t in _tensors("dstack", tup)]
+    if not ts:
+        raise _fail("dstack", "need at least one array to concatenate")
+    return _concat(ts, 2)
+
+
+def column_stack(tup):
+    """Lazy ``numpy.column_stack``: 1-d arrays become columns."""
+    ts = [_reshape_to(t, (t.size, 1)) if t.ndim < 2 else t for t in _tensors("column_stack", tup)]
+    if not ts:
+        raise _fail("column_stack", "need at least one array to concatenate")
+    return _concat(ts, 1)
+
+
+# ---------------------------------------------------------------- splitting
+
+def _is_sequence(x) -> bool:
+    try:
+        len(x)
+        return True
+    except TypeError:
+        return False
+
+
+def _split_points(op: str, n: int, indices_or_sections) -> list:
+    if _is_sequence(indices_or_sections):
+        points = [0] + [_index(op, i, "split index") for i in indices_or_sections] + [n]
+    else:
+        sections = _index(op, indices_or_sections, "number of sections")
+        if sections <= 0:
+            raise _fail(op, "number sections must be larger than 0.") from None
+        each, extra = divmod(n, sections)
+        points = [0]
+        for k in range(sections):
+            points.append(points[-1] + each + (k < extra))
+    return points
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Lazy ``numpy.array_split``: a list of slices; sections may be uneven."""
+    return _split("array_split", ary, indices_or_sections, axis, even=False)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Lazy ``numpy.split``: like array_split, but sections must divide evenly."""
+    return _split("split", ary, indices_or_sections, axis, even=True)
+
+
+def _split(op, ary, indices_or_sections, axis, even):
+    x = _tensor(ary)
+    ax = _axis(op, axis, x.ndim)
+    n = x.shape[ax]
+    if even and not _is_sequence(indices_or_sections):
+        sections = _index(op, indices_or_sections, "number of sections")
+        if sections <= 0 or n % sections:
+            raise _fail(op, f"array split does not result in an equal division ({n} into {sections})")
+    points = _split_points(op, n, indices_or_sections)
+    return [_slice(x, ax, a, b) for a, b in zip(points[:-1], points[1:])]
+
+
+def hsplit(ary, indices_or_sections):
+    """Lazy ``numpy.hsplit``: split along axis 1 (axis 0 for 1-d arrays)."""
+    x = _tensor(ary)
+    if x.ndim == 0:
+        raise _fail("hsplit", "hsplit only works on arrays of 1 or more dimensions")
+    return _split("hsplit", x, indices_or_sections, 1 if x.ndim > 1 else 0, even=True)
+
+
+def vsplit(ary, indices_or_sections):
+    """Lazy ``numpy.vsplit``: split along axis 0 of an array of 2 or more dimensions."""
+    x = _tensor(ary)
+    if x.ndim < 2:
+        raise _fail("vsplit", "vsplit only works on arrays of 2 or more dimensions")
+    return _split("vsplit", x, indices_or_sections, 0, even=True)
+
+
+def dsplit(ary, indices_or_sections):
+    """Lazy ``numpy.dsplit``: split along axis 2 of an array of 3 or more dimensions."""
+    x = _tensor(ary)
+    if x.ndim < 3:
+        raise _fail("dsplit", "dsplit only works on arrays of 3 or more dimensions")
+    return _split("dsplit", x, indices_or_sections, 2, even=True)
+
+
+# ---------------------------------------------------------------- repetition
+
+def _interleave_repeat(x: Tensor, reps: tuple, inner: bool) -> Tensor:
+    """Repeat each axis k ``reps[k]`` times: whole blocks (``inner=False``,
+    tile) or each element (``inner=True``, repeat), by broadcasting a length-1
+    axis placed before/after it and merging the two."""
+    small, big, out = [], [], []
+    for d, r in zip(x.shape, reps):
+        pair = ((d, 1), (d, r)) if inner else ((1, d), (r, d))
+        small += pair[0]
+        big += pair[1]
+        out.append(d * r)
+    y = _broadcast_to(_reshape_to(x, tuple(small)), tuple(big))
+    return _reshape_to(y, tuple(out))
+
+
+def tile(A, reps):
+    """Lazy ``numpy.tile``."""
+    x = _tensor(A)
+    try:
+        tup = tuple(reps)
+    except TypeError:
+        tup = (reps,)
+    tup = tuple(_index("tile", r, "reps entry") for r in tup)
+    if len(tup) > x.ndim:
+        x = _reshape_to(x, (1,) * (len(tup) - x.ndim) + x.shape)
+    tup = (1,) * (x.ndim - len(tup)) + tup
+    if any(r < 0 for r in tup) and (x.size > 0 or any(d * r < 0 for d, r in zip(x.shape, tup))):
+        raise _fail("tile", f"negative repetitions {tup}")
+    return _interleave_repeat(x, tuple(max(r, 0) for r in tup), inner=False)
+
+
+def repeat(a, repeats, axis=None):
+    """Lazy ``numpy.repeat``; ``repeats`` is an int or concrete per-element counts
+    (lazy counts would make the shape depend on data)."""
+    if isinstance(repeats, Tensor):
+        raise _fail("repeat", "repeats must be concrete (Python or NumPy data): lazy counts would give a "
+                              "data-dependent shape", FgraphError)
+    x = _tensor(a)
+    if axis is None or x.ndim == 0:  # NumPy treats a 0-d array as 1-d here
+        x = ravel(x)
+    if axis is None:
+        ax = 0
+    else:
+        ax = _axis("repeat", axis, x.ndim)
+    # as NumPy: an array's counts are cast safely, Python data converted as by int()
+    if isinstance(repeats, np.ndarray) and not np.can_cast(repeats.dtype, np.intp, "safe"):
+        raise _fail("repeat", f"cannot cast repeats from {repeats.dtype} to {np.dtype(np.intp)} according to "
+                              "the rule 'safe'", DTypeError)
+    try:
+        r = np.asarray(repeats, dtype=np.intp)
+    except (TypeError, ValueError) as e:
+        raise _fail("repeat", f"repeats must be integers: {e}", DTypeError) from None
+    if r.ndim > 1:
+        raise _fail("repeat", f"repeats must be a scalar or 1-d, got shape {r.shape}")
+    if r.size == 1:  # one count for all (a negative one is harmless on an empty axis, as in NumPy)
+        count = int(r.reshape(-1)[0])
+        if count < 0 and x.shape[ax]:
+            raise _fail("repeat", f"negative dimensions are not allowed (repeats={count})")
+        reps = tuple(max(count, 0) if k == ax else 1 for k in range(x.ndim))
+        return _interleave_repeat(x, reps, inner=True)
+    if (r < 0).any():
+        raise _fail("repeat", "repeats may not contain negative values.")
+    if r.shape[0] != x.shape[ax]:
+        raise _fail("repeat", f"{r.shape[0]} repeats cannot be broadcast to axis {ax} of shape {x.shape}")
+    return _node("repeat", x, (("repeats", tuple(int(k) for k in r)), ("axis", ax)))
+
+
+# ---------------------------------------------------------------- flips and rolls
+
+def flip(m, axis=None):
+    """Lazy ``numpy.flip`` (a view)."""
+    x = _tensor(m)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(sorted(_axis_tuple("flip", axis, x.ndim)))
+    return _node("flip", x, (("axes", axes),)) if any(x.shape[a] > 1 for a in axes) else x
+
+
+def fliplr(m):
+    """Lazy ``numpy.fliplr``: reverse axis 1."""
+    x = _tensor(m)
+    if x.ndim < 2:
+        raise _fail("fliplr", f"Input must be >= 2-d, got shape {x.shape}")
+    return flip(x, 1)
+
+
+def flipud(m):
+    """Lazy ``numpy.flipud``: reverse axis 0."""
+    x = _tensor(m)
+    if x.ndim < 1:
+        raise _fail("flipud", "Input must be >= 1-d.")
+    return flip(x, 0)
+
+
+def roll(a, shift, axis=None):
+    """Lazy ``numpy.roll`` (slices and a concatenate per rolled axis); shifts
+    must be concrete integers."""
+    if isinstance(shift, Tensor):
+        raise _fail("roll", "shift must be concrete (Python or NumPy integers)", FgraphError)
+    x = _tensor(a)
+    if axis is None:
+        return _reshape_to(roll(ravel(x), shift, 0), x.shape)
+    axes = _axis_tuple("roll", axis, x.ndim, allow_duplicate=True)
+    if x.ndim == 0:  # NumPy fails here too (its index product is empty)
+        raise _fail("roll", "cannot roll a 0-d array along an axis; use axis=None")
+    try:
+        pairs = np.broadcast(np.asarray(shift), np.asarray(axes))
+    except ValueError as e:
+        raise _fail("roll", str(e)) from None
+    if pairs.nd > 1:
+        raise _fail("roll", "'shift' and 'axis' should be scalars or 1D sequences")
+    offsets = dict.fromkeys(range(x.ndim), 0)
+    for sh, ax in pairs:
+        offsets[int(ax)] += int(sh)
+    for ax, off in offsets.items():
+        n = x.shape[ax]
+        off %= n or 1
+        if off:
+            x = _concat([_slice(x, ax, n - off, n), _slice(x, ax, 0, n - off)], ax)
+    return x
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Lazy ``numpy.rot90``: rotate by 90 degrees k times in the plane of ``axes``."""
+    x = _tensor(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise _fail("rot90", "len(axes) must be 2.")
+    a0, a1 = _axis("rot90", axes[0], x.ndim), _axis("rot90", axes[1], x.ndim)
+    if a0 == a1:
+        raise _fail("rot90", "Axes must be different.")
+    k = _index("rot90", k, "k") % 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(x, (a0, a1))
+    perm = list(range(x.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return _transpose_to(flip(x, a1), tuple(perm))
+    return flip(_transpose_to(x, tuple(perm)), a1)
+
+
+def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """Lazy ``numpy.diff``: n-th discrete difference (``!=`` for booleans)."""
+    from .elementwise import not_equal, subtract
+
+    x = _tensor(a)
+    n = _index("diff", n, "n")
+    if n < 0:
+        raise _fail("diff", f"order must be non-negative but got {n}")
+    if n == 0:
+        return x
+    if x.ndim == 0:
+        raise _fail("diff", "diff requires input that is at least one dimensional")
+    ax = _axis("diff", axis, x.ndim)
+    parts = [x]
+    for k, extra in enumerate((prepend, append)):
+        if extra is not np._NoValue:
+            e = _tensor(extra)
+            if e.ndim == 0:  # a scalar is broadcast to one slice
+                e = _broadcast_to(e, x.shape[:ax] + (1,) + x.shape[ax + 1:])
+            parts.insert(len(parts) * k, e)
+    if len(parts) > 1:
+        x = concatenate(parts, axis=ax)
+    fn = not_equal if x.dtype == np.bool_ else subtract
+    for _ in range(n):
+        x = fn(_slice(x, ax, 1, None), _slice(x, ax, None, -1))
+    return x
+
+
+# ---------------------------------------------------------------- padding
+
+def _pairs(op: str, x, ndim: int, as_index: bool) -> list:
+    """Broadcast a pad argument to ``ndim`` (before, after) pairs, as NumPy does."""
+    x = np.array(x)
+    if as_index:
+        if x.dtype.kind != "i":  # NumPy refuses unsigned and bool widths too
+            raise _fail(op, "`pad_width` must be of integral type.", DTypeError)
+        x = x.astype(np.intp)
+        if x.size == 0 or (x < 0).any():
+            raise _fail(op, f"pad widths must be non-negative and not empty, got {x.tolist()}")
+    if x.ndim < 3 and x.size == 1:
+        v = x.reshape(-1)[0]
+        pairs = [(v, v)] * ndim
+    elif x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
+        f = x.reshape(-1)
+        pairs = [(f[0], f[1])] * ndim
+    else:
+        try:
+            pairs = np.broadcast_to(x, (ndim, 2)).tolist()
+        except ValueError as e:
+            raise _fail(op, str(e)) from None
+    return pairs
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Lazy ``numpy.pad`` with ``mode='constant'`` (and ``constant_values``).
+
+    Padding runs axis by axis, as in NumPy, so corners take the value of the
+    last axis.  Values are cast to the array's dtype as NumPy's assignment
+    casts them.
+    """
+    if mode != "constant":
+        raise _fail("pad", f"mode {mode!r} is not supported lazily; only mode='constant'", FgraphError)
+    unsupported = set(kwargs) - {"constant_values"}
+    if unsupported:
+        raise _fail("pad", f"unsupported keyword arguments for mode 'constant': {unsupported}", FgraphError)
+    x = _tensor(array)
+    if isinstance(pad_width, dict):
+        seq = [(0, 0)] * x.ndim
+        for ax, w in pad_width.items():
+            seq[_axis("pad", ax, x.ndim)] = (w, w) if isinstance(w, int) else tuple(w)
+        pad_width = seq
+    widths = _pairs("pad", pad_width, x.ndim, as_index=True)
+    values = kwargs.get("constant_values", 0)
+    if isinstance(values, Tensor):
+        if values.ndim:
+            raise _fail("pad", "a lazy constant_values must be a scalar (0-d)", FgraphError)
+        fill = [(values.astype(x.dtype),) * 2] * x.ndim  # assignment casts unsafely
+    else:
+        fill = [tuple(_fill_value(x.dtype, v) for v in p) for p in _pairs("pad", values, x.ndim, False)]
+    for ax, ((before, after), (vb, va)) in enumerate(zip(widths, fill)):
+        parts = []
+        for width, v in ((before, vb), (after, va)):
+            if width:
+                block = _broadcast_to(_tensor(v), x.shape[:ax] + (int(width),) + x.shape[ax + 1:])
+                parts.append(block)
+            else:
+                parts.append(None)
+        pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
+        if len(pieces) > 1:
+            x = _concat(pieces, ax)
+    return x
+
+
+def _fill_value(dtype: np.dtype, value) -> np.ndarray:
+    """``value`` as NumPy's ``padded[region] = value`` stores it in ``dtype``."""
+    cell = np.zeros(1, dtype)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cell[...] = value
+    except (TypeError, ValueError, OverflowError) as e:
+        raise _fail("pad", f"constant value {value!r} does not fit {dtype}: {e}", DTypeError) from None
+    return cell.reshape(())

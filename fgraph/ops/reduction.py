@@ -157,7 +157,9 @@ for _n, (_fn, _kind, _) in SPEC.items():
     if _kind in ("reduce", "arg"):
         defop(_n, _rule(_n), f"numpy.{_n}", reduction=True, nin=1)
     else:
-        defop(_n, _rule(_n), f"numpy.{_n}", scan=True, nin=1)
+        # inplace: a scan's output may overwrite its input (same shape; the
+        # out-kernel reads element i before writing it, or copies, then accumulates in place)
+        defop(_n, _rule(_n), f"numpy.{_n}", scan=True, nin=1, inplace=(0,))
 
 
 # ---------------------------------------------------------------- building nodes

@@ -27,7 +27,8 @@ from ...types import attr_table, set_attr
 
 CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
 SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself
-_TRIALS = 2  # timed calls per strategy before choosing
+_TRIALS = 3  # timed calls per strategy before choosing (the best of them counts)
+WHOLE_MAX = 1 << 20  # past this many values whole-array temporaries spill every cache level
 
 
 # ---------------------------------------------------------------- code generation
@@ -196,8 +197,10 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
     choice = _choice.get(key)
     if isinstance(choice, str):
         return STRATEGIES[choice](c, ins, out)
-    # measure: run each strategy _TRIALS times, then keep the fastest
-    timings = choice if choice is not None else {name: [] for name in STRATEGIES}
+    # measure: run each candidate _TRIALS times, interleaved, then keep the fastest
+    if choice is None:
+        choice = {name: [] for name in STRATEGIES if name != "whole" or size <= WHOLE_MAX}
+    timings = choice
     name = min(timings, key=lambda s: len(timings[s]))
     t0 = time.perf_counter()
     STRATEGIES[name](c, ins, out)

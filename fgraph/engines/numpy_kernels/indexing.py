@@ -53,3 +53,200 @@ set_attr("unravel_index", "numpy_kernel",
          lambda i, shape, order, output: np.unravel_index(i, shape, order=order)[output])
 set_attr("ravel_multi_index", "numpy_kernel",
          lambda *idx, dims, mode, order: np.ravel_multi_index(idx, dims, mode=mode, order=order))
+
+
+# ---------------------------------------------------------------- out-kernels
+#
+# ``kernel(*inputs, out=buffer, **params)`` writes the result into ``out`` (a
+# C-contiguous array of the node's shape and dtype) and returns it.  Gathers
+# go through ``np.take``/``np.choose`` with ``out=`` where their inputs allow
+# it without a hidden copy; otherwise the result is made a few slabs of
+# ``out`` at a time (``pieces``), so temporaries stay near CHUNK elements.
+
+#: elements per piece on the chunked paths (a 128 KiB float64 temporary)
+CHUNK = 1 << 14
+
+
+def into(out, value):
+    """Copy a kernel's result into ``out`` (the fallback for what NumPy cannot write in place)."""
+    np.copyto(out, value)
+    return out
+
+
+def pieces(out, piece, axis=0):
+    """Fill ``out`` a few slabs along ``axis`` at a time: ``piece(s)`` returns
+    the values of ``out[..., s, ...]`` for a slice ``s`` of that axis.  Each
+    piece holds about CHUNK elements (at least one slab)."""
+    if out.ndim <= axis or out.size == 0:
+        return into(out, piece(slice(None)))
+    n = out.shape[axis]
+    step = max(1, CHUNK // (out.size // n))
+    lead = (slice(None),) * axis
+    for i in range(0, n, step):
+        s = slice(i, min(i + step, n))
+        np.copyto(out[lead + (s,)], piece(s))
+    return out
+
+
+def _in_bounds(ind, lo: int, hi: int) -> bool:
+    """All of the integer index array ``ind`` lies in [lo, hi) (two passes, no temporary)."""
+    return ind.size == 0 or (int(ind.min()) >= lo and int(ind.max()) < hi)
+
+
+def _slice_out(x, out, key):
+    return into(out, _slice(x, key))
+
+
+def _advanced_pieces(x, idx, key, front, out):
+    """Advanced indexing written piece by piece along out's first axis.
+
+    That axis is either a whole axis of ``x`` (sliced there, the indices kept)
+    or the first axis of the broadcast indices (the indices sliced)."""
+    positions = [p for p, e in enumerate(key) if e is not None]
+    in_place = not front and positions == list(range(positions[0], positions[-1] + 1))
+    b = np.broadcast_shapes(*(np.shape(i) for i in idx))
+    if b == () or (in_place and positions[0] > 0):
+        lead = (slice(None),) * key.index(None)  # out's first axis is x's first whole axis
+        return pieces(out, lambda s: _advanced(x[lead + (s,)], *idx, key=key, front=front))
+    full = [np.broadcast_to(i, b) for i in idx]
+    return pieces(out, lambda s: _advanced(x, *(i[s] for i in full), key=key, front=front))
+
+
+def _advanced_take(x, idx, key, front, out) -> bool:
+    """One intp index array (the other indexed axes integers): ``np.take``
+    straight into ``out``.  False where that would copy (a non-contiguous
+    source) or lay the axes out differently, or an index is out of range."""
+    if len(idx) != 1 or not isinstance(idx[0], np.ndarray) or idx[0].dtype != np.intp:
+        return False
+    ind = idx[0]
+    v = x[tuple(e if type(e) is int else slice(None) for e in key)]  # the integers as basic indexing: a view
+    pos = key.index("a")
+    p = pos - sum(type(e) is int for e in key[:pos])  # the indexed axis of v
+    if (front and p) or not v.flags.c_contiguous or not _in_bounds(ind, -v.shape[p], v.shape[p]):
+        return False
+    np.take(v, ind, axis=p, out=out, mode="wrap")  # in range, so "wrap" is "raise" without its buffered copy
+    return True
+
+
+def _advanced_out(x, *idx, out, key, front):
+    x = np.asarray(x)
+    if out.size == 0 or out.ndim == 0:  # NumPy's own checks, on a tiny result
+        return into(out, _advanced(x, *idx, key=key, front=front))
+    if _advanced_take(x, idx, key, front, out):
+        return out
+    return _advanced_pieces(x, idx, key, front, out)
+
+
+def _take_out(a, indices, out, axis, mode):
+    a, ind = np.asarray(a), np.asarray(indices)
+    n = a.size if axis is None else a.shape[axis]
+    if (out.size == 0 or out.ndim == 0 or n == 0 or ind.dtype.kind not in "iu"
+            or mode == "raise" and not _in_bounds(ind, -n, n)):
+        return into(out, _take(a, indices, axis, mode))  # NumPy's result, or its IndexError
+    src, ax = (a.reshape(-1), 0) if axis is None else (a, axis)
+    if src.flags.c_contiguous and ind.dtype == np.intp:
+        # checked in range above, so "wrap" gives "raise"'s values without its buffered copy
+        np.take(src, ind, axis=ax, out=out, mode="wrap" if mode == "raise" else mode)
+        return out
+    # a strided source (np.take would copy it whole): advanced indexing, piece by piece
+    if mode == "wrap":
+        ind = np.mod(ind, n)
+    elif mode == "clip":
+        ind = np.clip(ind, 0, n - 1)
+    key = (None,) * ax + ("a",) + (None,) * (src.ndim - ax - 1)
+    return _advanced_pieces(src, (ind,), key, False, out)
+
+
+def _take_along_out(arr, ind, out, axis):
+    arr, ind = np.asarray(arr), np.asarray(ind)
+    src, ax = (arr.reshape(-1), 0) if axis is None else (arr, axis)  # axis=None: the flattened array
+    n = src.shape[ax]
+    if out.size == 0 or out.ndim == 0 or ind.dtype.kind not in "iu" or not _in_bounds(ind, -n, n):
+        return into(out, np.take_along_axis(arr, ind, axis=axis))  # NumPy's result, or its IndexError
+    if src.ndim == 1:
+        if src.flags.c_contiguous and ind.dtype == np.intp:
+            return np.take(src, ind, out=out, mode="wrap")  # in range: "wrap" changes nothing
+        return pieces(out, lambda s: np.take_along_axis(src, ind[s], axis=0))
+    k = 1 if ax == 0 else 0  # pieces along an axis that is not gathered; both operands cut there
+
+    def cut(x, s):
+        return x[(slice(None),) * k + (s if x.shape[k] != 1 else slice(None),)]  # a broadcast axis stays whole
+    return pieces(out, lambda s: np.take_along_axis(cut(src, s), cut(ind, s), axis=ax), axis=k)
+
+
+def _select_out(*xs, out, n):
+    """np.select's own method: the default, then each choice where its
+    condition holds, the first condition last (it takes precedence)."""
+    values = [np.asarray(v) for v in xs[n:]]  # as np.select's broadcast_arrays converts them
+    np.copyto(out, values[-1], casting="unsafe")
+    for cond, choice in zip(xs[n - 1::-1], values[-2::-1]):
+        np.copyto(out, choice, where=cond)
+    return out
+
+
+def _choose_out(a, *choices, out, mode):
+    arr = np.asarray(a)
+    if (out.size == 0 or out.ndim == 0 or arr.dtype.kind not in "iu"
+            or mode == "raise" and not _in_bounds(arr, 0, len(choices))):
+        return into(out, np.choose(a, choices, mode=mode))  # NumPy's result, or its error
+    if mode == "raise":
+        mode = "wrap"  # checked in range: the same values, without "raise"'s buffered copy of out
+    if arr.dtype == np.intp and arr.flags.c_contiguous and all(
+            isinstance(c, np.ndarray) and c.dtype == out.dtype and c.flags.c_contiguous for c in choices):
+        return np.choose(arr, choices, out=out, mode=mode)
+    # np.choose would convert (copy) a or a choice whole: piece by piece
+    full_a = np.broadcast_to(arr, out.shape)
+    full = [np.broadcast_to(c, out.shape) if isinstance(c, np.ndarray) else c for c in choices]
+    return pieces(out, lambda s: np.choose(full_a[s], [c[s] if isinstance(c, np.ndarray) else c for c in full],
+                                           mode=mode))
+
+
+def _searchsorted_out(a, v, *sorter, out, side):
+    v = np.asarray(v)
+    if out.ndim == 0 or out.size <= CHUNK:
+        return into(out, _searchsorted(a, v, *sorter, side=side))
+    a = np.asarray(a)
+    # what NumPy converts on every call, converted once for all the pieces
+    common = np.promote_types(a.dtype, v.dtype)
+    if a.dtype != common or not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a, dtype=common)
+    if sorter and not (isinstance(sorter[0], np.ndarray) and sorter[0].dtype == np.intp
+                       and sorter[0].flags.c_contiguous):
+        sorter = (np.ascontiguousarray(sorter[0], dtype=np.intp),)
+    return pieces(out, lambda s: _searchsorted(a, v[s], *sorter, side=side))
+
+
+def _unravel_out(i, out, shape, order, output):
+    """Coordinate ``output`` of flat index ``i``: ``(i // stride) % dim``, two
+    ufunc passes into ``out`` (exact integer arithmetic, as NumPy's)."""
+    arr = np.asarray(i)
+    size = 1
+    for d in shape:
+        size *= d
+    if arr.dtype.kind not in "iu" or not _in_bounds(arr, 0, size) or out.size == 0:
+        return into(out, np.unravel_index(i, shape, order=order)[output])  # NumPy's result, or its error
+    later = shape[output + 1:] if order == "C" else shape[:output]
+    stride = 1
+    for d in later:
+        stride *= d
+    np.floor_divide(i, stride, out=out, dtype=np.intp, casting="unsafe")  # i in [0, size): the cast is exact
+    np.remainder(out, shape[output], out=out)
+    return out
+
+
+def _ravel_multi_out(*idx, out, dims, mode, order):
+    if out.ndim == 0 or out.size == 0:
+        return into(out, np.ravel_multi_index(idx, dims, mode=mode, order=order))
+    full = [np.broadcast_to(i, out.shape) for i in idx]
+    return pieces(out, lambda s: np.ravel_multi_index(tuple(f[s] for f in full), dims, mode=mode, order=order))
+
+
+set_attr("slice", "numpy_out_kernel", _slice_out)
+set_attr("advanced_index", "numpy_out_kernel", _advanced_out)
+set_attr("take", "numpy_out_kernel", _take_out)
+set_attr("take_along_axis", "numpy_out_kernel", _take_along_out)
+set_attr("select", "numpy_out_kernel", _select_out)
+set_attr("choose", "numpy_out_kernel", _choose_out)
+set_attr("searchsorted", "numpy_out_kernel", _searchsorted_out)
+set_attr("unravel_index", "numpy_out_kernel", _unravel_out)
+set_attr("ravel_multi_index", "numpy_out_kernel", _ravel_multi_out)

@@ -1,7 +1,27 @@
 """NumPy kernels for the reductions and scans: NumPy's own functions, called
-with the node's params, so results are bit-identical to NumPy's."""
-from ...ops.reduction import SPEC, call
+with the node's params, so results are bit-identical to NumPy's.
+
+Out-forms (``numpy_out_kernel``) write into the engine's buffer:
+
+* most reductions pass ``out=`` to the same NumPy function (a 0-d ``out`` for
+  full reductions, keepdims-shaped otherwise), which computes the same
+  values in the same order;
+* scans copy (casting) the input into ``out`` and accumulate there in place,
+  which needs no input-sized cast temporary; NaN-scans zero the NaNs in
+  ``out`` chunk by chunk between the two steps;
+* ``count_nonzero`` and ``average`` (no ``out=`` in NumPy) are rebuilt from
+  ``count_nonzero``/``sum``/``mean``/``fill``; ``average`` with weights copies
+  its kernel's result.
+"""
+import threading
+import warnings
+
+import numpy as np
+
+from ...ops.reduction import SPEC, call, unwrap
 from ...types import set_attr
+
+_NoValue = np._NoValue
 
 
 def _kernel(op: str):
@@ -11,5 +31,173 @@ def _kernel(op: str):
     return kernel
 
 
-for _op in SPEC:
+def _copy_fallback(op: str):
+    """``copyto(out, kernel(...))``: for cases NumPy's ``out=`` does not reproduce."""
+    kernel = _kernel(op)
+
+    def run(*arrays, out, **params):
+        np.copyto(out, kernel(*arrays, **params), casting="unsafe")
+        return out
+    return run
+
+
+def _f16_mean(arrays, params) -> bool:
+    # NumPy's mean of float16 sums in float32 and divides before rounding to
+    # float16; with out= it rounds the sum into out first (different bits)
+    return params.get("dtype") is None and np.result_type(arrays[0]) == np.float16
+
+
+# ---------------------------------------------------------------- reductions
+
+def _reduce_out(op: str):
+    """NumPy's own function with ``out=``: sum, max, argmax, var, nanmax, ..."""
+    fn, _, extra = SPEC[op]
+    fallback = _copy_fallback(op)
+    mean_like = op in ("mean", "nanmean")
+
+    def run(*arrays, out, **params):
+        if mean_like and _f16_mean(arrays, params):
+            return fallback(*arrays, out=out, **params)
+        if "initial" in params:
+            params["initial"] = unwrap(params["initial"])
+        if len(arrays) > 1:
+            params[extra] = arrays[1]
+        fn(arrays[0], out=out, **params)
+        return out
+    run.__name__ = f"numpy_{op}_out"
+    return run
+
+
+def _nan_extreme_out(op: str):
+    """nanmax/nanmin: NumPy's own ``fmax/fmin.reduce`` into ``out``, and its
+    all-NaN warning found without NumPy's output-sized ``isnan`` mask."""
+    ufunc = np.fmax if op == "nanmax" else np.fmin
+    general = _reduce_out(op)
+
+    def run(a, *extra, out, axis, keepdims, initial=_NoValue):
+        if type(a) is not np.ndarray:  # scalars take NumPy's other path
+            kw = {} if initial is _NoValue else {"initial": initial}
+            return general(a, *extra, out=out, axis=axis, keepdims=keepdims, **kw)
+        kw = {} if initial is _NoValue else {"initial": unwrap(initial)}
+        if extra:
+            kw["where"] = extra[0]
+        ufunc.reduce(a, axis=axis, out=out, keepdims=keepdims, **kw)
+        # a NaN in out makes its sum NaN (the sum may also be NaN without one: then look closer)
+        if out.dtype.kind in "fc" and np.isnan(np.sum(out)) and np.isnan(out).any():
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
+        return out
+    run.__name__ = f"numpy_{op}_out"
+    return run
+
+
+def _count_nonzero_out(a, *, out, axis, keepdims):
+    """NumPy's count_nonzero has no out=: count straight into ``out``."""
+    a = np.asarray(a)
+    if len(axis) == a.ndim:  # everything: a C count, no temporary
+        out[...] = np.count_nonzero(a)
+    else:  # what NumPy does (the bool view is free for bool input), into out
+        np.sum(a.astype(bool, copy=False), axis=axis, dtype=np.intp, out=out, keepdims=keepdims)
+    return out
+
+
+_average_fallback = _copy_fallback("average")
+
+
+def _average_out(a, *extra, out, axis, keepdims, output=None):
+    """``average`` without weights is ``mean`` (and its weight sum a constant)."""
+    if extra or _f16_mean((a,), {}):
+        return _average_fallback(a, *extra, out=out, axis=axis, keepdims=keepdims, output=output)
+    if output == 1:  # sum of weights: the count, as NumPy computes it
+        if out.size == 0:
+            return _average_fallback(a, out=out, axis=axis, keepdims=keepdims, output=output)
+        out.fill(out.dtype.type(np.size(a) / out.size))
+        return out
+    np.mean(a, axis=axis, keepdims=keepdims, out=out)
+    return out
+
+
+# ---------------------------------------------------------------- scans
+
+_CHUNK = 1 << 15
+_local = threading.local()
+
+
+def _nan_mask(n: int) -> np.ndarray:
+    """A per-thread bool scratch of ``n`` values (reused: no allocation per run)."""
+    buf = getattr(_local, "mask", None)
+    if buf is None:
+        buf = _local.mask = np.empty(_CHUNK, bool)
+    return buf[:n]
+
+
+def _replace_nans(x: np.ndarray, view: np.ndarray, fill) -> None:
+    """Copy ``x`` into ``view`` (casting) with NaNs replaced by ``fill``, like
+    NumPy's nan-scans, which replace first and cast while accumulating."""
+    if view.dtype.kind in "fc" and np.can_cast(x.dtype, view.dtype, "same_kind"):
+        # NaN survives the cast: copy, then fix NaNs in place, chunk by chunk
+        np.copyto(view, x, casting="unsafe")
+        flat = view.reshape(-1)  # view is C-contiguous (a part of out)
+        for i in range(0, flat.size, _CHUNK):
+            part = flat[i:i + _CHUNK]
+            mask = np.isnan(part, out=_nan_mask(part.size))
+            np.copyto(part, fill, casting="unsafe", where=mask)
+        return
+    # a cast that loses NaN (float -> int, complex -> real): mask from x itself
+    mask = np.isnan(x)
+    with np.errstate(invalid="ignore"):
+        np.copyto(view, x, casting="unsafe")
+    np.copyto(view, fill, casting="unsafe", where=mask)
+
+
+def _scan_out(op: str):
+    """cumsum-like: accumulate into ``out`` (in place after a casting copy)."""
+    ufunc = np.add if "sum" in op else np.multiply
+    nan_fill = (0 if ufunc is np.add else 1) if op.startswith("nan") else None
+    cumulative = op.startswith("cumulative")
+
+    def run(x, *, out, axis, dtype=None, include_initial=False):
+        x = np.asarray(x)
+        target = out  # the part of out that holds accumulate(x)
+        if cumulative:  # Array API: 0-d counts as 1-d; include_initial puts the identity first
+            x = np.atleast_1d(x)
+            axis = 0 if axis is None else axis
+            if include_initial:
+                idx = [slice(None)] * out.ndim
+                idx[axis] = 0
+                out[tuple(idx)] = ufunc.identity
+                idx[axis] = slice(1, None)
+                target = out[tuple(idx)]
+        view = target  # where x's elements land before accumulating
+        if axis is None:  # the flattened array, in C order
+            view = out.reshape(x.shape)
+            axis = 0
+        nans = nan_fill is not None and x.dtype.kind in "fc"
+        if x.dtype == out.dtype and not nans and (view is target or x.flags.c_contiguous):
+            # no cast needed: accumulate straight from x (x may be out itself)
+            ufunc.accumulate(x.reshape(target.shape), axis=axis, dtype=out.dtype, out=target)
+            return out
+        if nans:
+            _replace_nans(x, view, nan_fill)
+        else:
+            np.copyto(view, x, casting="unsafe")
+        ufunc.accumulate(target, axis=axis, dtype=out.dtype, out=target)
+        return out
+    run.__name__ = f"numpy_{op}_out"
+    return run
+
+
+# ---------------------------------------------------------------- registration
+
+for _op, (_fn, _kind, _) in SPEC.items():
     set_attr(_op, "numpy_kernel", _kernel(_op))
+    if _op == "count_nonzero":
+        _out = _count_nonzero_out
+    elif _op == "average":
+        _out = _average_out
+    elif _op in ("nanmax", "nanmin"):
+        _out = _nan_extreme_out(_op)
+    elif _kind in ("scan", "cumulative"):
+        _out = _scan_out(_op)
+    else:
+        _out = _reduce_out(_op)
+    set_attr(_op, "numpy_out_kernel", _out)

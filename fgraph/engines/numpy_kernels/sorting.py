@@ -1,4 +1,6 @@
 """NumPy kernels for the sorting ops: NumPy itself, with the user's ``kind``."""
+import math
+
 import numpy as np
 
 from ...ops.sorting import _ORDER_STATS, order_stat_call
@@ -43,3 +45,131 @@ set_attr("lexsort", "numpy_kernel", lambda *keys, axis: np.lexsort(keys, axis=ax
 set_attr("sort_complex", "numpy_kernel", np.sort_complex)
 for _name in _ORDER_STATS:
     set_attr(_name, "numpy_kernel", _order_stat(_name))
+
+
+# ---------------------------------------------------------------- out-kernels
+#
+# sort and partition copy into ``out`` and sort it in place, which is what
+# np.sort / np.partition do with their own copy.  The index-valued ops have no
+# ``out=`` in NumPy: they run on pieces cut along an axis they do not sort, so
+# temporaries stay near CHUNK elements (a whole lane at least).
+
+from .indexing import CHUNK, into, pieces  # noqa: E402
+
+
+def _reverse(a, axis):
+    """Reverse C-contiguous ``a`` along ``axis`` in place, swapping blocks of
+    about CHUNK elements (np.copyto(a, np.flip(a)) would copy all of it)."""
+    n = a.shape[axis]
+    h = n // 2
+    if h == 0 or a.size == 0:
+        return
+    pre, post = math.prod(a.shape[:axis]), math.prod(a.shape[axis + 1:])
+    v = a.reshape(pre, n, post)
+    bq = min(post, CHUNK)
+    bi = min(h, max(1, CHUNK // bq))
+    bp = min(pre, max(1, CHUNK // (bq * bi)))
+    for p in range(0, pre, bp):
+        for q in range(0, post, bq):
+            for i in range(0, h, bi):
+                j = min(i + bi, h)
+                lo = v[p:p + bp, i:j, q:q + bq]
+                hi = v[p:p + bp, n - j:n - i, q:q + bq][:, ::-1]
+                keep = lo.copy()
+                np.copyto(lo, hi)
+                np.copyto(hi, keep)
+
+
+def _sort_out(x, out, axis, kind, stable, descending):
+    x = np.asarray(x)
+    ax = 0 if axis is None else axis  # axis=None: out is the flattened array
+    if np.may_share_memory(out, x):  # in place: out is x's own buffer
+        if descending:
+            _reverse(out, ax)
+    else:
+        np.copyto(out.reshape(x.shape), np.flip(x, axis) if descending else x)  # flip(x, None) flips all axes
+    if not descending:
+        out.sort(axis=ax, kind=kind, stable=stable)
+        return out
+    # stable descending: a stable sort of the reversed lanes, reversed back
+    out.sort(axis=ax, kind="stable")
+    _reverse(out, ax)
+    return out
+
+
+def _partition_out(x, out, kth, axis, kind):
+    x = np.asarray(x)
+    if not np.may_share_memory(out, x):
+        np.copyto(out.reshape(x.shape), x)  # axis=None: np.partition partitions the flattened copy
+    out.partition(kth, axis=-1 if axis is None else axis, kind=kind)
+    return out
+
+
+def _lanes(kernel, n_inputs=1):
+    """Out-form of an index-valued sort-like ``kernel``: pieces of its
+    inputs along an axis the sort does not cross, so each lane is sorted whole."""
+    def run(*args, out, axis, **params):
+        xs = [np.asarray(a) for a in args[:n_inputs]]
+        if axis is None or xs[0].ndim < 2:
+            return into(out, kernel(*args, axis=axis, **params))
+        k = 1 if axis == 0 else 0
+        lead = (slice(None),) * k
+        return pieces(out, lambda s: kernel(*(x[lead + (s,)] for x in xs), *args[n_inputs:], axis=axis, **params),
+                      axis=k)
+    return run
+
+
+def _lexsort_out(*keys, out, axis):
+    xs = [np.asarray(k) for k in keys]
+    if axis is None or xs[0].ndim < 2:
+        return into(out, np.lexsort(keys, axis=axis))
+    k = 1 if axis == 0 else 0
+    lead = (slice(None),) * k
+    return pieces(out, lambda s: np.lexsort([x[lead + (s,)] for x in xs], axis=axis), axis=k)
+
+
+def _sort_complex_out(a, out):
+    """np.sort_complex: sort a copy, then cast to complex."""
+    a = np.asarray(a)
+    if a.dtype.kind in "biuc":
+        # complex, or integers: equal values are identical after the cast, so
+        # casting first and sorting as complex gives the same array
+        if not np.may_share_memory(out, a):
+            np.copyto(out, a)
+        out.sort()
+    elif out.real.dtype == a.dtype:
+        # floats keeping their type (float64, longdouble): NumPy's float sort on
+        # out's real parts, so -0.0/0.0 and NaNs land where NumPy puts them
+        out.imag.fill(0)
+        np.copyto(out.real, a)
+        out.real.sort()
+    else:  # float16/float32 widen; their sort order of -0.0/0.0 is their own
+        into(out, np.sort_complex(a))
+    return out
+
+
+def _order_stat_out(name):
+    """NumPy's own ``out=`` (its result is written there; NumPy still copies
+    the input it partitions, as the plain kernel does)."""
+    fn = _ORDER_STATS[name]
+
+    def kernel(a, *rest, out, axis, keepdims, method=None, weighted=False):
+        ax = axis if axis is None or len(axis) != 1 else axis[0]
+        if "median" in name:
+            fn(a, axis=ax, keepdims=keepdims, out=out)
+        else:
+            kw = {"weights": rest[1]} if weighted else {}
+            fn(a, rest[0], axis=ax, keepdims=keepdims, method=method, out=out, **kw)
+        return out
+    return kernel
+
+
+set_attr("sort", "numpy_out_kernel", _sort_out)
+set_attr("argsort", "numpy_out_kernel", _lanes(_argsort))
+set_attr("partition", "numpy_out_kernel", _partition_out)
+set_attr("argpartition", "numpy_out_kernel",
+         _lanes(lambda x, kth, axis, kind: np.argpartition(x, kth, axis=axis, kind=kind)))
+set_attr("lexsort", "numpy_out_kernel", _lexsort_out)
+set_attr("sort_complex", "numpy_out_kernel", _sort_complex_out)
+for _name in _ORDER_STATS:
+    set_attr(_name, "numpy_out_kernel", _order_stat_out(_name))
