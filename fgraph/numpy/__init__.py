@@ -60,6 +60,8 @@ __all__ += ["pi", "e", "inf", "nan", "newaxis", "euler_gamma"]
 
 del _family, _mod, _name, _api
 
+from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
+
 
 def __getattr__(name):
     # Called only for names the namespace lacks: say so in NumPy's terms.

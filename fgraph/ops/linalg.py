@@ -20,7 +20,6 @@ import operator
 import string
 import warnings
 from collections import Counter
-from importlib import import_module
 from typing import NamedTuple
 
 import numpy as np
@@ -1188,8 +1187,3 @@ def lstsq(a, b, rcond=None):
     raise error_at(ShapeError, "lstsq", "the residuals' shape depends on the data (the rank), so lstsq cannot be a "
                                         "static graph; use solve, pinv(a) @ b, or evaluate first")
 
-
-# The numpy.linalg sub-namespace (fgraph.numpy.linalg) is a module of its own;
-# importing it here makes `fgraph.numpy.linalg` available as soon as the
-# fgraph.numpy package has loaded this family.
-import_module("fgraph.numpy.linalg")
