@@ -53,16 +53,12 @@ def nbytes(node: Node) -> int:
     return math.prod(node.shape) * node.dtype.itemsize
 
 
-def _never(node: Node) -> bool:
-    return False
-
-
 def _no_alias(node: Node):
     return None
 
 
 def lifetimes(order: Sequence[Node], roots: Iterable[Node], storage: Callable[[Node], bool],
-              alias_of: Callable[[Node], Node | None] = _no_alias, pinned: Callable[[Node], bool] = _never,
+              alias_of: Callable[[Node], Node | None] = _no_alias, pinned: Callable[[Node], bool] | None = None,
               size: Callable[[Node], int] = nbytes) -> Lifetimes:
     """Each storage node's buffer and its lifetime over ``order``.
 
@@ -90,7 +86,7 @@ def lifetimes(order: Sequence[Node], roots: Iterable[Node], storage: Callable[[N
         b = base[id(n)]
         if b >= 0:
             keep.add(b)
-    for n in order:
+    for n in order if pinned is not None else ():
         if pinned(n):
             b = base[id(n)]
             if b >= 0:
@@ -110,12 +106,12 @@ def inplace_pairs(order: Sequence[Node], live: Lifetimes,
     ``candidates(n)``: positions of the inputs that op ``n`` declares it may
     overwrite (a registry attribute).  A pair is kept when the input owns its
     buffer (a view's layout differs from its base's), dies at ``n``'s step,
-    is not pinned, has ``n``'s shape and item size (so element ``i`` of the
-    output lands exactly on element ``i`` of the input, which NumPy's
-    element-wise kernels then handle without a temporary copy), and no other
-    input of ``n`` reads the same buffer through another node (a shifted or
-    transposed view would be read after being overwritten).  At most one
-    pair per output.
+    is not pinned, has ``n``'s shape and dtype (so element ``i`` of the
+    output is exactly element ``i`` of the input: NumPy's ufuncs see the
+    same array and need no temporary copy, which any other overlap costs),
+    and no other input of ``n`` reads the same buffer through another node
+    (a shifted or transposed view would be read after being overwritten).
+    At most one pair per output.
     """
     pairs = []
     by_node = live.by_node
@@ -127,7 +123,7 @@ def inplace_pairs(order: Sequence[Node], live: Lifetimes,
             x = n.inputs[pos]
             buf = by_node.get(id(x))
             if (buf is None or buf.end != k or buf.id in live.pinned or buf.nbytes < out.nbytes
-                    or x.shape != n.shape or x.dtype.itemsize != n.dtype.itemsize):
+                    or x.shape != n.shape or x.dtype != n.dtype):
                 continue
             if order[buf.id] is not x:
                 continue  # x is a view of the buffer, not its owner

@@ -1,4 +1,4 @@
-"""Offsets into one arena: three planners and :func:`plan`, which keeps the best.
+"""Offsets into one arena: several planners and :func:`plan`, which keeps the best.
 
 Every planner takes buffers (id, nbytes, live steps) and returns a
 :class:`Plan` in which no two buffers live at one step share a byte,
@@ -11,15 +11,16 @@ Sizes are rounded up to ``alignment`` while planning, so every offset is a
 multiple of it; ``arena_bytes`` is the end of the highest buffer.
 
 - :func:`greedy_by_size`: TFLite's offline planner.  Largest first, each at
-  the lowest offset (or the tightest gap) that clears every placed buffer
-  overlapping it in time.  Partial reuse comes for free: a small buffer
-  fits in part of a larger dead one.
+  the lowest offset (or, ``best_fit``, the tightest gap) that clears every
+  placed buffer overlapping it in time.  Partial reuse comes for free: a
+  small buffer fits in part of a larger dead one.
 - :func:`interference`: libnnc's order (most interference first, size to
-  break ties, a larger non-interfering partner put on top of the same
-  region) with offsets instead of an explicit allocation graph.
+  break ties, a larger non-interfering partner put on the same region)
+  with offsets instead of an explicit allocation graph.
 - :func:`sweep`: an online best-fit allocator run in schedule order, with
-  coalescing free blocks.  O(n log n) whatever the graph; the fallback
-  when the offline planners would look at too many overlapping pairs.
+  coalescing free blocks; ``keepers_on_top`` stacks the buffers that live
+  to the end apart.  O(n log n) whatever the graph: the fallback when the
+  offline planners, O(n log n + overlapping pairs), would take too long.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from .liveness import Buffer, merge_inplace
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -198,31 +200,28 @@ def _offline(groups: _Groups, order: Iterable[int], best: bool, partner=None) ->
     placed = bytearray(len(groups))
     index = _TimeIndex(groups)
 
-    def clear(g, at_offset=None):
-        segs = [(off[h], off[h] + size[h]) for h in index.overlapping(g) if size[h]]
-        if at_offset is not None:
-            hi = at_offset + size[g]
-            return all(b <= at_offset or a >= hi for a, b in segs)
-        return _place(segs, size[g], best)
+    def taken(g):  # [lo, hi) of the placed groups live with g
+        return [(off[h], off[h] + size[h]) for h in index.overlapping(g) if size[h]]
 
     extent = 0  # the arena so far
     for g in order:
         if placed[g]:
             continue
         if size[g]:
-            off[g] = clear(g)
+            off[g] = _place(taken(g), size[g], best)
             extent = max(extent, off[g] + size[g])
         placed[g] = 1
         index.add(g)
-        if partner is not None:
-            p = partner(g, placed)
-            if p is not None and size[p]:
-                # on g's region only while that takes no fresh bytes (libnnc prefers reuse)
-                fits = off[g] + size[p] <= extent and clear(p, off[g])
-                off[p] = off[g] if fits else clear(p)
-                extent = max(extent, off[p] + size[p])
-                placed[p] = 1
-                index.add(p)
+        p = partner(g, placed) if partner is not None else None
+        if p is not None and size[p]:
+            # on g's region only while that takes no fresh bytes (libnnc prefers reuse)
+            lo, hi = off[g], off[g] + size[p]
+            segs = taken(p)
+            fits = hi <= extent and all(b <= lo or a >= hi for a, b in segs)
+            off[p] = lo if fits else _place(segs, size[p], best)
+            extent = max(extent, off[p] + size[p])
+            placed[p] = 1
+            index.add(p)
     return off
 
 
@@ -254,8 +253,8 @@ def interference(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), loo
     with, else goes above them (the "fresh bytes"), and its partner (the
     first larger non-interfering tensor within ``lookahead`` places of it
     in the order) goes at the same offset when it fits there without growing
-    the arena.  Offsets
-    express every allocation graph the insertion can build, and more.
+    the arena.  Offsets express every allocation graph the insertion can
+    build, and more.
     """
     return _interference(_Groups(buffers, alignment, inplace), lookahead)
 

@@ -38,7 +38,7 @@ def plot_plan(buffers, plan, path: str, title: str | None = None, lower_bound: i
         ax.set_xlabel("step")
         ax.set_ylabel("offset (bytes)")
         ax.set_title(title or f"memory plan ({plan.strategy}), {len(buffers)} buffers")
-        ax.legend(loc="upper right")
+        ax.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, frameon=False)  # below: never over the plan
         fig.colorbar(coll, ax=ax, label="buffer bytes")
         fig.savefig(path, dpi=120, bbox_inches="tight")
     finally:

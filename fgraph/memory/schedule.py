@@ -24,11 +24,17 @@ class _Graph:
     def __init__(self, roots, size, is_storage, alias_of, pinned):
         dfs = self.dfs = topological(roots)
         n = len(dfs)
-        index = {id(node): k for k, node in enumerate(dfs)}
+        index = {}
         base = [-1] * n  # DFS position of the node owning k's buffer, or -1: none
-        own = self.own = [0] * n  # bytes node k allocates
-        keep = self.keep = bytearray(n)  # 1: the buffer outlives the run (never freed)
-        for k, node in enumerate(dfs):
+        self.own = own = [0] * n  # bytes node k allocates
+        self.pending = pending = [0] * n  # distinct inputs of k
+        self.users = users = [[] for _ in range(n)]
+        self.reads = reads = [()] * n  # buffers k reads (distinct)
+        self.readers = readers = [[] for _ in range(n)]  # per buffer: the nodes that read it
+        self.remaining = remaining = [0] * n  # per buffer: its readers
+        kept = []
+        for k, node in enumerate(dfs):  # inputs come first in DFS order: one pass
+            index[id(node)] = k
             a = alias_of(node) if alias_of is not None else None
             if a is not None:
                 base[k] = base[index[id(a)]]
@@ -36,50 +42,43 @@ class _Graph:
                 base[k] = k
                 own[k] = int(size(node))
             if pinned is not None and base[k] >= 0 and pinned(node):
-                keep[base[k]] = 1
-        for r in roots:
-            b = base[index[id(r)]]
-            if b >= 0:
-                keep[b] = 1
-        self.pending = pending = [0] * n  # distinct inputs of k
-        self.users = users = [[] for _ in range(n)]
-        self.reads = reads = [()] * n  # buffers k reads that can be freed (distinct)
-        self.readers = readers = [[] for _ in range(n)]  # per buffer: the nodes that read it
-        self.remaining = remaining = [0] * n  # per buffer: its readers
-        for k, node in enumerate(dfs):
+                kept.append(base[k])
             ins = node.inputs
             if not ins:
                 continue
-            if len(ins) == 1:
+            if len(ins) == 1:  # the common case, without building lists
                 j = index[id(ins[0])]
                 pending[k] = 1
                 users[j].append(k)
                 b = base[j]
-                if b >= 0 and not keep[b]:
+                if b >= 0:
                     reads[k] = (b,)
                     remaining[b] += 1
                     readers[b].append(k)
                 continue
-            idx = {index[id(i)] for i in ins}
-            pending[k] = len(idx)
-            bs = set()
-            for j in idx:
+            js = list(dict.fromkeys([index[id(i)] for i in ins]))  # distinct, in order
+            pending[k] = len(js)
+            bs = []
+            for j in js:
                 users[j].append(k)
                 b = base[j]
-                if b >= 0 and not keep[b]:
-                    bs.add(b)
+                if b >= 0 and b not in bs:
+                    bs.append(b)
             if bs:
-                reads[k] = tuple(sorted(bs))
+                reads[k] = tuple(bs)
                 for b in bs:
                     remaining[b] += 1
                     readers[b].append(k)
+        kept.extend(base[index[id(r)]] for r in roots)
+        for b in kept:
+            if b >= 0:
+                remaining[b] = n + 1  # outlives the run: its count never runs out
 
     def peak(self, order: Sequence[int]) -> int:
         """The lower bound of an order of DFS positions: bytes live at the
         worst step, a node's inputs and output counted together."""
         own, reads = self.own, self.reads
         left = list(self.remaining)
-        keep = self.keep
         live = peak = 0
         for k in order:
             live += own[k]
@@ -89,7 +88,7 @@ class _Graph:
                 left[b] -= 1
                 if not left[b]:
                     live -= own[b]
-            if not left[k] and not keep[k] and own[k]:
+            if not left[k] and own[k]:
                 live -= own[k]  # nobody reads it: dead at once
         return peak
 
