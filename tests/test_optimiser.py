@@ -270,3 +270,14 @@ def test_where_never_overwrites_a_branch_it_still_reads(shape):
         got = fgraph.compile(g)(x=v)
         assert_same(got[1], v + np.where(-v > v, -v, v))
         assert_same(got[2], np.where(v < 0, np.exp(v) * 2, v))
+
+
+def test_a_temporary_read_twice_frees_its_buffer_once():
+    """add(t, t) with t dying: its buffer must be freed once, not twice."""
+    a = fnp.placeholder((), "int64", name="a")
+    b = fnp.placeholder((), "float64", name="b")
+    t0 = a + b
+    t1 = t0 + t0
+    y = t1 + (a + t1)
+    g = fgraph.optimise(fgraph.Graph(y))
+    assert_same(fgraph.compile(g)(a=np.array(1), b=np.array(0.0)), np.float64(5.0))

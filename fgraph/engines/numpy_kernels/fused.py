@@ -53,7 +53,7 @@ class Compiled:
         self.buffer_dtypes: list[np.dtype] = []
         slot = {}
         for t, (op, args, _, dt) in enumerate(expr[:-1]):
-            dying = [a for a in args if a >= 0 and last_use[a] == t]
+            dying = list(dict.fromkeys(a for a in args if a >= 0 and last_use[a] == t))  # once each: f(t, t)
             if inplace.get(op) == "all":
                 for a in dying:
                     free.setdefault(expr[a][3].str, []).append(slot[a])
