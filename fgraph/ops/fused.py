@@ -32,6 +32,24 @@ defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel
       inplace=_fused_inplace)
 
 
+def _fused_reduce_rule(inputs, expr, shape, reduce, axis, keepdims, dtype=None, sources=()):
+    broadcast_shapes(shape, *(i.shape for i in inputs))
+    probe = np.ones((1,) * len(shape), expr[-1][3])
+    kw = {} if dtype is None else {"dtype": dtype}
+    dt = getattr(np, reduce)(probe, axis=axis, keepdims=keepdims, **kw).dtype
+    out = tuple(1 if a in axis else d for a, d in enumerate(shape)) if keepdims else \
+        tuple(d for a, d in enumerate(shape) if a not in axis)
+    return out, dt
+
+
+#: reductions a fused group may end in: row by row over trailing axes they
+#: see exactly the values, in the order, that NumPy's own call sees
+FUSABLE_REDUCTIONS = ("sum", "prod", "mean", "max", "min", "any", "all")
+
+defop("fused_reduce", _fused_reduce_rule, "An element-wise group ending in a reduction over trailing axes, "
+      "evaluated a block of rows at a time (the full-size value is never stored).")
+
+
 class _Aval:
     """An intermediate's abstract value (strong dtype), for chaining dtype rules."""
 

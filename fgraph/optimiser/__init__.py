@@ -16,7 +16,7 @@ from ..symbol import no_gc
 from .algebra import EXACT, FAST_MATH
 from .basic import cse, cse_step, dead_updates, fold_constants, fold_step
 from .framework import Pass, Report, record, rewrite, run_passes
-from .fusion import PATTERN_RULES, fuse_elementwise, fuse_patterns
+from .fusion import PATTERN_RULES, fuse_elementwise, fuse_patterns, fuse_reductions
 from .pattern import AnyOp, Lit, Match, Op, Rule, Var, rules_pass, rules_step
 
 #: rules anyone may extend: ``fgraph.optimiser.USER_RULES.append(Rule(...))``
@@ -47,7 +47,7 @@ def simplify_all(fast_math: bool = False) -> Pass:
 
 def default_passes(fast_math: bool = False) -> tuple[tuple[Pass, ...], tuple[Pass, ...]]:
     """(passes run to a fixed point, passes run once after them)."""
-    return (dead_updates, simplify_all(fast_math)), (fuse_patterns, fuse_elementwise)
+    return (dead_updates, simplify_all(fast_math)), (fuse_patterns, fuse_elementwise, fuse_reductions)
 
 
 def optimise(graph: Graph, passes: Sequence[Pass] | None = None, fast_math: bool = False,
@@ -75,4 +75,4 @@ optimize = optimise
 
 __all__ = ["optimise", "optimize", "Report", "Rule", "Op", "AnyOp", "Var", "Lit", "Match", "rules_pass",
            "rewrite", "record", "cse", "dead_updates", "fold_constants", "simplify", "simplify_all", "fuse_patterns",
-           "fuse_elementwise", "USER_RULES", "PATTERN_RULES", "default_passes"]
+           "fuse_elementwise", "fuse_reductions", "USER_RULES", "PATTERN_RULES", "default_passes"]

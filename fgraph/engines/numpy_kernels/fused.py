@@ -88,15 +88,17 @@ class Compiled:
         self.chunk = names["chunk"]
         self._scratch: dict = {}
 
-    def scratch(self, n: int) -> list[np.ndarray]:
+    def scratch(self, n: int, result: bool = False) -> list[np.ndarray]:
         """Flat temporaries of ``n`` values, kept per thread and reused, so a
-        steady-state run allocates nothing."""
-        key = (threading.get_ident(), n)
+        steady-state run allocates nothing (``result``: one more, of the
+        expression's own dtype, as the last)."""
+        key = (threading.get_ident(), n, result)
         bufs = self._scratch.get(key)
         if bufs is None:
             if len(self._scratch) > 16:
                 self._scratch.clear()
-            bufs = self._scratch[key] = [np.empty(n, dt) for dt in self.buffer_dtypes]
+            dtypes = self.buffer_dtypes + ([np.dtype(self.expr[-1][3])] if result else [])
+            bufs = self._scratch[key] = [np.empty(n, dt) for dt in dtypes]
         return bufs
 
 
@@ -131,10 +133,14 @@ def _whole(c: Compiled, ins, out):
     return c.chunk(ins, out, bufs)
 
 
-def _blocks(shape: tuple):
-    """Index tuples covering ``shape`` in blocks of about CHUNK values."""
+def _blocks(shape: tuple, whole: int = 0):
+    """Index tuples covering ``shape`` in blocks of about CHUNK values; the
+    last ``whole`` axes are never split."""
     inner = 1
     k = len(shape)
+    for d in shape[len(shape) - whole:]:
+        inner *= d
+    k -= whole
     while k > 0 and inner * shape[k - 1] <= CHUNK:
         k -= 1
         inner *= shape[k]
@@ -231,6 +237,43 @@ def _adagrad_into(x, g, cache, lr, eps, out):
     return np.copyto(out, np.subtract(x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps))))) or out
 
 
+def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sources=(), out=None):
+    """An element-wise expression reduced over its trailing ``axis``, a
+    block of whole rows at a time: each row sees NumPy's own reduction."""
+    c = compiled(expr, len(ins))
+    fn = getattr(np, reduce)
+    kw = {} if dtype is None else {"dtype": dtype}
+    k = len(shape) - len(axis)
+    if out is None:
+        probe = fn(np.ones((1,) * len(shape), expr[-1][3]), axis=axis, keepdims=keepdims, **kw)
+        out_shape = tuple(1 if a in axis else d for a, d in enumerate(shape)) if keepdims else shape[:k]
+        out = np.empty(out_shape, probe.dtype)
+    prepared = _prepare(ins, shape)
+    blocks = _blocks(shape, whole=len(axis))
+    flat = c.scratch(max(1, min(_size(shape), max(CHUNK, _size(shape[k:])))), result=True)
+    for idx in blocks:
+        idx = idx + (slice(None),) * (len(shape) - len(idx))
+        rows = tuple(range(*s.indices(d)) if isinstance(s, slice) else s for s, d in zip(idx[:k], shape))
+        block_shape = tuple(len(r) if isinstance(r, range) else 1 for r in rows) + shape[k:]
+        n = _size(block_shape)
+        bufs = [b[:n].reshape(block_shape) for b in flat]
+        value = bufs.pop()
+        lead = tuple(slice(r.start, r.stop) if isinstance(r, range) else slice(r, r + 1) for r in rows)
+        c.chunk(tuple(x[lead] if isinstance(x, np.ndarray) and x.ndim else x for x in prepared), value, bufs)
+        target = out[lead] if keepdims else out[lead[:k]]
+        fn(value, axis=axis, keepdims=keepdims, out=target, **kw)
+    return out
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+set_attr("fused_reduce", "numpy_kernel", run_fused_reduce)
+set_attr("fused_reduce", "numpy_out_kernel", run_fused_reduce)
 set_attr("fused", "numpy_kernel", run_fused)
 set_attr("fused", "numpy_out_kernel", run_fused)
 set_attr("fma", "numpy_out_kernel", _fma_into)
