@@ -1,17 +1,20 @@
 """NumPy kernels for the reductions and scans: NumPy's own functions, called
 with the node's params, so results are bit-identical to NumPy's.
 
-Out-forms (``numpy_out_kernel``) write into the engine's buffer:
+Out-forms (``numpy_out_kernel``) write into the engine's C-contiguous buffer,
+bit-identical to the kernels:
 
-* most reductions pass ``out=`` to the same NumPy function (a 0-d ``out`` for
-  full reductions, keepdims-shaped otherwise), which computes the same
-  values in the same order;
+* reductions pass ``out=`` to the same NumPy function (a 0-d ``out`` for full
+  reductions, keepdims-shaped otherwise); nanmax/nanmin call NumPy's
+  ``fmax/fmin.reduce`` themselves.  Where ``out=`` could change the bits they
+  copy the kernel's result instead: an inexact result from an input that is
+  not C-contiguous (summation order), float16 ``mean`` (NumPy rounds the sum
+  into ``out`` first), var/std with an integer ``dtype=``;
 * scans copy (casting) the input into ``out`` and accumulate there in place,
-  which needs no input-sized cast temporary; NaN-scans zero the NaNs in
-  ``out`` chunk by chunk between the two steps;
-* ``count_nonzero`` and ``average`` (no ``out=`` in NumPy) are rebuilt from
-  ``count_nonzero``/``sum``/``mean``/``fill``; ``average`` with weights copies
-  its kernel's result.
+  so no input-sized cast temporary; NaN-scans zero the NaNs in ``out`` chunk
+  by chunk in between (one reused per-thread mask);
+* ``count_nonzero`` and ``average`` (no ``out=`` in NumPy) count or ``mean``
+  into ``out``; ``average`` with weights copies its kernel's result.
 """
 import threading
 import warnings
@@ -47,16 +50,33 @@ def _f16_mean(arrays, params) -> bool:
     return params.get("dtype") is None and np.result_type(arrays[0]) == np.float16
 
 
+def _order_matters(arrays, out) -> bool:
+    """True when ``out=`` could change the bits: an inexact result and an input
+    that is not C-contiguous.  NumPy's iterator orders the loops by all operands'
+    strides; its own output follows the input's layout, a C ``out`` may
+    disagree, and then the sums run in another order (and ±0, NaN payloads of
+    max/min may differ).  Integer and bool results are exact in any order."""
+    return out.dtype.kind in "fc" and any(
+        isinstance(a, np.ndarray) and not a.flags.c_contiguous for a in arrays)
+
+
 # ---------------------------------------------------------------- reductions
+
+_VAR_LIKE = {"var", "std", "nanvar", "nanstd"}
+
 
 def _reduce_out(op: str):
     """NumPy's own function with ``out=``: sum, max, argmax, var, nanmax, ..."""
     fn, _, extra = SPEC[op]
     fallback = _copy_fallback(op)
     mean_like = op in ("mean", "nanmean")
+    var_like = op in _VAR_LIKE
 
     def run(*arrays, out, **params):
-        if mean_like and _f16_mean(arrays, params):
+        if (_order_matters(arrays, out) or (mean_like and _f16_mean(arrays, params))
+                # an integer/bool dtype= for var/std: NumPy's array path (taken
+                # with out=) refuses to sqrt in place, its scalar path casts
+                or (var_like and params.get("dtype") is not None and params["dtype"].kind not in "fc")):
             return fallback(*arrays, out=out, **params)
         if "initial" in params:
             params["initial"] = unwrap(params["initial"])
@@ -75,7 +95,7 @@ def _nan_extreme_out(op: str):
     general = _reduce_out(op)
 
     def run(a, *extra, out, axis, keepdims, initial=_NoValue):
-        if type(a) is not np.ndarray:  # scalars take NumPy's other path
+        if type(a) is not np.ndarray or _order_matters((a,) + extra, out):  # NumPy's other paths
             kw = {} if initial is _NoValue else {"initial": initial}
             return general(a, *extra, out=out, axis=axis, keepdims=keepdims, **kw)
         kw = {} if initial is _NoValue else {"initial": unwrap(initial)}
@@ -105,7 +125,7 @@ _average_fallback = _copy_fallback("average")
 
 def _average_out(a, *extra, out, axis, keepdims, output=None):
     """``average`` without weights is ``mean`` (and its weight sum a constant)."""
-    if extra or _f16_mean((a,), {}):
+    if extra or _f16_mean((a,), {}) or _order_matters((a,), out):
         return _average_fallback(a, *extra, out=out, axis=axis, keepdims=keepdims, output=output)
     if output == 1:  # sum of weights: the count, as NumPy computes it
         if out.size == 0:
