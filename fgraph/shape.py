@@ -101,6 +101,15 @@ def as_shape(shape) -> Shape:
     return out
 
 
+def c_strides(shape: Shape, itemsize: int) -> tuple:
+    """Byte strides of a C-contiguous array of ``shape``."""
+    out, step = [], itemsize
+    for d in reversed(shape):
+        out.append(step)
+        step *= d or 1
+    return tuple(reversed(out))
+
+
 def size_of(shape: Shape) -> int:
     n = 1
     for d in shape:

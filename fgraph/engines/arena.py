@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..memory import best_schedule, check_plan, inplace_pairs, lifetimes, lower_bound, no_reuse_bytes, plan, plot_plan
-from ..symbol import Node
+from ..shape import c_strides
+from ..symbol import Node, topological
 from ..types import attr_table
 
 LEAVES = frozenset(("constant", "literal", "placeholder", "variable"))
@@ -74,9 +75,10 @@ class ArenaPlan:
     def __init__(self, roots: Sequence[Node]):
         views = attr_table("view")
         root_ids = {id(r) for r in roots}
+        copies = copying_views(roots, root_ids)
 
         def alias_of(n: Node):
-            return n.inputs[0] if views.get(n.op) and n.inputs else None
+            return n.inputs[0] if views.get(n.op) and n.inputs and id(n) not in copies else None
 
         def storage(n: Node) -> bool:
             return n.op not in LEAVES and id(n) not in root_ids and not alias_of(n)
@@ -108,3 +110,31 @@ class ArenaPlan:
     def offset(self, k: int) -> int:
         """Byte offset in the arena of the value of ``order[k]`` (a storage node)."""
         return self.plan.offsets[self.live.by_node[id(self.order[k])].id]
+
+
+def copying_views(roots: Sequence[Node], root_ids: set) -> set[int]:
+    """Views NumPy would have to copy (a reshape of a transposed buffer):
+    known statically by following byte strides from buffers of known layout
+    (arena buffers are C-contiguous) through each view op's ``view_strides``.
+    Such a view gets an arena buffer and an out-kernel instead of allocating
+    on every run.  Layouts it cannot know (feeds, variables, ops without
+    ``view_strides``) leave the view aliased: correct either way."""
+    views, view_strides = attr_table("view"), attr_table("view_strides")
+    layout: dict[int, tuple] = {}
+    copies: set[int] = set()
+    for n in topological(roots):
+        if views.get(n.op) and n.inputs:
+            strides, fn = layout.get(id(n.inputs[0])), view_strides.get(n.op)
+            if strides is None or fn is None:
+                continue
+            strides = fn(n, strides)
+            if strides is None and id(n) not in root_ids:
+                copies.add(id(n))
+                strides = c_strides(n.shape, n.dtype.itemsize)
+            if strides is not None:
+                layout[id(n)] = strides
+        elif n.op == "constant":
+            layout[id(n)] = n.param("value").array.strides
+        elif n.op not in LEAVES and id(n) not in root_ids:
+            layout[id(n)] = c_strides(n.shape, n.dtype.itemsize)
+    return copies

@@ -17,7 +17,10 @@ repeat         repeats (per element), axis           no
 =============  ====================================  ======
 
 ``view=True`` tells the memory planner that the kernel may return a view of
-input 0.  Static parameters are normalised (non-negative axes, resolved
+input 0; ``view_strides`` (below) tells it statically when a ``reshape``
+cannot be a view.  No op here declares ``inplace``: the non-view ops change
+the shape (a one-input ``concatenate`` that only casts would need NumPy's
+overlap copy).  Static parameters are normalised (non-negative axes, resolved
 shapes, canonical slices), so equal calls make equal nodes.  Argument
 mistakes raise ShapeError/DTypeError naming the NumPy function and the
 user's line, when the node is made.
@@ -31,8 +34,9 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor
-from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, defop, normalize_axis, size_of
+from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
 from ..symbol import error_at, make_node
+from ..types import set_attr
 from .creation import asarray
 
 __all__ = [
@@ -175,6 +179,92 @@ defop("slice_axis", _slice_axis_rule, "x[..., start:stop:step] along one axis (c
                                       "means past the front for a negative step).", view=True)
 defop("concatenate", _concatenate_rule, "numpy.concatenate along an axis, with dtype and casting.")
 defop("repeat", _repeat_rule, "numpy.repeat with one count per element along an axis.")
+
+
+# ---------------------------------------------------------------- static layouts
+#
+# Attribute ``view_strides`` of each view op here: ``fn(node, strides)`` maps
+# the byte strides of the node's input to those of NumPy's result, or gives
+# None where the kernel must copy (a ``reshape`` NumPy cannot express as a
+# view).  A memory planner can run it down a chain of views from a buffer of
+# known layout (the arena's are C-contiguous) to see statically which
+# reshapes copy, and give those a buffer of their own instead of aliasing.
+# Strides of length-1 axes, and of size-0 arrays, are irrelevant to NumPy
+# (and may differ from its own).
+
+def _c_contiguous(shape: tuple, strides: tuple, itemsize: int) -> bool:
+    """NumPy's C-contiguous flag: length-1 axes are ignored, size 0 is contiguous."""
+    if 0 in shape:
+        return True
+    step = itemsize
+    for d, s in zip(reversed(shape), reversed(strides)):
+        if d != 1:
+            if s != step:
+                return False
+            step *= d
+    return True
+
+
+def _nocopy_reshape(old: tuple, strides: tuple, new: tuple, itemsize: int):
+    """Strides of ``new`` viewing an array of shape ``old`` (no zeros in it),
+    or None: NumPy's ``_attempt_nocopy_reshape`` in C order."""
+    dims = [(d, s) for d, s in zip(old, strides) if d != 1]  # length-1 axes do not matter
+    out = [0] * len(new)
+    oi = ni = 0
+    while ni < len(new) and oi < len(dims):
+        oj, nj = oi + 1, ni + 1
+        np_, op = new[ni], dims[oi][0]
+        while np_ != op:  # grow the smaller side until both cover the same elements
+            if np_ < op:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op *= dims[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):  # the old axes merged must be contiguous with each other
+            if dims[k][1] != dims[k + 1][0] * dims[k + 1][1]:
+                return None
+        out[nj - 1] = dims[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            out[k - 1] = out[k] * new[k]
+        ni, oi = nj, oj
+    last = out[ni - 1] if ni else itemsize
+    for k in range(ni, len(new)):  # trailing length-1 axes
+        out[k] = last
+    return tuple(out)
+
+
+def _reshape_strides(node, strides):
+    (x,) = node.inputs
+    item = node.dtype.itemsize
+    if node.shape == x.shape:
+        return tuple(strides)
+    if size_of(x.shape) <= 1 or _c_contiguous(x.shape, strides, item):
+        return c_strides(node.shape, item)
+    return _nocopy_reshape(x.shape, strides, node.shape, item)
+
+
+def _broadcast_to_strides(node, strides):
+    (x,) = node.inputs
+    lead = len(node.shape) - len(x.shape)
+    tail = zip(x.shape, node.shape[lead:], strides)
+    return (0,) * lead + tuple(0 if d != n else s for d, n, s in tail)
+
+
+def _slice_axis_strides(node, strides):
+    axis, step = node.param("axis"), node.param("step")
+    return tuple(s * step if k == axis else s for k, s in enumerate(strides))
+
+
+_VIEW_STRIDES = {
+    "reshape": _reshape_strides,
+    "transpose": lambda node, strides: tuple(strides[a] for a in node.param("axes")),
+    "broadcast_to": _broadcast_to_strides,
+    "flip": lambda node, strides: tuple(-s if k in node.param("axes") else s for k, s in enumerate(strides)),
+    "slice_axis": _slice_axis_strides,
+}
+for _op, _fn in _VIEW_STRIDES.items():
+    set_attr(_op, "view_strides", _fn)
 
 
 def _slice(x: Tensor, axis: int, start, stop, step=1) -> Tensor:
