@@ -2,9 +2,10 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("default", deadline=None, max_examples=60,
+settings.register_profile("default", deadline=None, max_examples=100,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("thorough", deadline=None, max_examples=1000,
+# HYPOTHESIS_PROFILE=thorough: the random-graph oracles run 2000 graphs each
+settings.register_profile("thorough", deadline=None, max_examples=2000,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 

@@ -89,7 +89,6 @@ def test_outputs_survive_later_runs():
         np.testing.assert_array_equal(o, k)
 
 
-@settings(max_examples=100)
 @given(prog=programs())
 def test_planned_execution_matches_numpy_on_random_graphs(prog):
     inputs, steps = prog

@@ -12,7 +12,6 @@ from oracle import assert_same
 from random_programs import build, feeds, programs
 
 
-@settings(max_examples=150)
 @given(prog=programs())
 def test_random_graphs_match_numpy(prog):
     inputs, steps = prog

@@ -8,7 +8,7 @@ from ..graph import Graph
 from ..ops.fused import EXPANSIONS, FUSABLE_REDUCTIONS
 from ..symbol import Node, make_node
 from ..types import attr_table
-from .framework import record
+from .framework import record, rewrite
 from .pattern import Op, Rule, Var, rules_pass
 
 a, b, c, x, g, cache, lr, eps = (Var(n) for n in ("a", "b", "c", "x", "g", "cache", "lr", "eps"))
@@ -136,40 +136,36 @@ def fuse_reductions(graph: Graph) -> Graph:
     is reduced by the same NumPy call over the same contiguous values, so
     results are identical."""
     fusable = attr_table("fusable")
-    order = graph.nodes()
     users: dict[int, int] = {}
-    for n in order:
+    for n in graph.nodes():
         for i in n.inputs:
             users[id(i)] = users.get(id(i), 0) + 1
     roots = {id(r) for r in graph.roots()}
-    mapping: dict[int, Node] = {}
-    for n in order:
+    origin: dict[int, Node] = {}
+
+    def single_use(f: Node) -> bool:
+        f0 = origin.get(id(f), f)
+        return users.get(id(f0)) == 1 and id(f0) not in roots
+
+    def fuse(n: Node) -> Node:
         if n.op not in FUSABLE_REDUCTIONS or len(n.inputs) != 1:
-            continue
+            return n
         f = n.inputs[0]
         params = dict(n.params)
         if set(params) - {"axis", "keepdims", "dtype"} or not fusable.get(f.op) or f.op in EXPANSIONS:
-            continue
+            return n
         axis = tuple(params.get("axis") or ())
         k = f.ndim - len(axis)
-        if users.get(id(f)) != 1 or id(f) in roots or k < 1 or axis != tuple(range(k, f.ndim)):
-            continue
+        if k < 1 or axis != tuple(range(k, f.ndim)) or not single_use(f):
+            return n
         group = f if f.op == "fused" else _fused_node([f], {})
         node = make_node("fused_reduce", group.inputs, (
             ("expr", group.param("expr")), ("shape", f.shape), ("reduce", n.op), ("axis", axis),
             ("keepdims", bool(params.get("keepdims"))), ("dtype", params.get("dtype")),
             ("sources", group.param("sources") + ((n.op, n.name, format_location(n.where)),))), name=n.name)
-        if node.shape == n.shape and node.dtype == n.dtype:
-            mapping[id(n)] = node.replace(where=n.where)
-            record("fuse_reduction")
-    return _rebuild(graph, order, mapping)
+        if node.shape != n.shape or node.dtype != n.dtype:
+            return n
+        record("fuse_reduction")
+        return node.replace(where=n.where)
 
-
-def _rebuild(graph: Graph, order, mapping: dict) -> Graph:
-    """The graph with ``mapping``'s replacements, users rebuilt bottom-up."""
-    if not mapping:
-        return graph
-    for n in order:
-        if id(n) not in mapping and n.inputs and any(id(i) in mapping for i in n.inputs):
-            mapping[id(n)] = n.with_inputs(tuple(mapping.get(id(i), i) for i in n.inputs))
-    return graph.replace(mapping)
+    return rewrite(graph, fuse, origin)
