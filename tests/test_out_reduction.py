@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 import fgraph
 import fgraph.numpy as fnp
 import fgraph.engines.numpy_kernels  # noqa: F401  (attaches the kernels)
-from tests.oracle import shapes
+from oracle import shapes
 
 DTYPES = [np.dtype(d) for d in ("bool", "int32", "int64", "float16", "float32", "float64", "complex64",
                                 "complex128")]

@@ -14,8 +14,8 @@ from hypothesis.extra import numpy as hnp
 import fgraph
 import fgraph.numpy as fnp
 from fgraph.types import get_attr
-from tests.oracle import DTYPES, shapes
-from tests.oracle import check as _oracle_check
+from oracle import DTYPES, shapes
+from oracle import check as _oracle_check
 
 OMIT = object()  # "do not pass this keyword"
 
