@@ -8,6 +8,8 @@ See README.md and DESIGN.md.
 from .errors import DTypeError, FgraphError, IndexingError, ShapeError
 from . import numpy  # noqa: F401  (the default stack; registers every op)
 from .engines import compile, get_engine, register_engine
+from .autodiff import grad, jvp, value_and_grad, vjp
+from . import optim  # noqa: E402
 from .graph import Graph
 from .jit import jit
 from .make import make
@@ -20,5 +22,5 @@ __version__ = "0.1.0"
 __all__ = [
     "FgraphError", "ShapeError", "DTypeError", "IndexingError", "Graph", "Tensor", "compile", "jit", "make", "optimise",
     "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
-    "get_engine", "register_engine",
+    "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim",
 ]

@@ -6,7 +6,8 @@ import sys
 BENCHES = {"build": "Node construction and compile+first-run cost for long chains.",
            "optimise": "Fused element-wise speed against NumPy and JAX; the optimiser's own cost.",
            "memory": "Arena against the lower bound; peak memory and time against eager NumPy.",
-           "planner": "Planning time and arena quality on graphs of 1e3..1e5 nodes."}
+           "planner": "Planning time and arena quality on graphs of 1e3..1e5 nodes.",
+           "grad": "A training step (fgraph.grad + SGD) against hand-written NumPy backprop and JAX."}
 
 
 def main(argv=None):

@@ -121,3 +121,27 @@ from .elementwise import UFUNCS  # noqa: E402
 
 for _op in list(UFUNCS) + ["where", "clip", "round", "fix", "astype", "real", "imag", "fma", "adagrad", "fused"]:
     set_attr(_op, "fusable", True)
+
+
+def expand_node(node, inputs=None):
+    """The ops a fused/fma/adagrad/fused_reduce node stands for, rebuilt as
+    ordinary nodes on ``inputs`` (default: its own); returns the final node."""
+    from ..symbol import make_node
+
+    ins = tuple(node.inputs if inputs is None else inputs)
+    if node.op in EXPANSIONS:
+        expr = tuple(EXPANSIONS[node.op](ins))
+    else:
+        expr = node.param("expr")
+    made = []
+    for op, args, params, _ in expr:
+        made.append(make_node(op, [ins[-1 - a] if a < 0 else made[a] for a in args], params))
+    value = made[-1]
+    if node.op != "fused_reduce":
+        return value
+    from ..operator import Tensor
+    from . import reduction
+
+    p = node.kwargs
+    return getattr(reduction, p["reduce"])(Tensor(value), axis=p["axis"], keepdims=p["keepdims"],
+                                           dtype=p["dtype"]).node
