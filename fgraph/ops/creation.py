@@ -25,6 +25,7 @@ from ..operator import Tensor, constant_node, lift, python_data_array, stack_of
 from ..shape import as_shape, broadcast_shapes, defop, normalize_axis
 from ..symbol import Const, Scalar, error_at, make_node
 from ..stack import current
+from ..types import set_attr
 
 __all__ = ["asarray", "array", "asanyarray", "ascontiguousarray", "copy", "from_dlpack",
            "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
@@ -225,6 +226,7 @@ def _full_rule(inputs, shape, dtype, fill_value=None):
 
 defop("full", _full_rule, "numpy.full(shape, fill_value, dtype): fill_value is a 0-d Const param, or the "
                           "input (an array broadcast into shape)", creation=True)
+set_attr("full", "inplace", (0,))  # a fill value of the output's shape: a copy (cast) onto itself
 
 
 def _filled(op: str, shape, dtype: np.dtype, st) -> Tensor:
@@ -568,6 +570,9 @@ def _tri_part_rule(inputs, k):
 
 defop("tril", _tri_part_rule, "numpy.tril(m, k)", creation=True)
 defop("triu", _tri_part_rule, "numpy.triu(m, k)", creation=True)
+# inplace: the out-kernel copies m into out (nothing to copy when out is m), then writes zeros
+set_attr("tril", "inplace", (0,))
+set_attr("triu", "inplace", (0,))
 
 
 def tril(m, k=0):
@@ -600,6 +605,7 @@ def _grid_rule(inputs, shape, axis):
 
 defop("meshgrid", _grid_rule, "one array of numpy.meshgrid: x flattened along axis, broadcast to shape",
       creation=True)
+set_attr("meshgrid", "inplace", (0,))  # x of the output's shape: a copy onto itself
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):

@@ -22,6 +22,7 @@ from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
 from ..operator import Tensor, apply, constant_node, lift, stack_of
 from ..shape import broadcast_shapes, defop, normalize_axis, result_type, size_of
 from ..symbol import error_at, make_node
+from ..types import set_attr
 
 __all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
            "nonzero", "argwhere", "flatnonzero", "extract", "compress",
@@ -477,6 +478,8 @@ def _unravel_rule(inputs, shape, order, output):
 
 
 defop("unravel_index", _unravel_rule, "numpy.unravel_index(indices, shape, order)[output]")
+# inplace: the out-kernel is two element-wise ufunc passes over the flat index
+set_attr("unravel_index", "inplace", (0,))
 
 
 def unravel_index(indices, shape, order="C"):
@@ -544,3 +547,43 @@ place = _mutating("place")
 putmask = _mutating("putmask")
 copyto = _mutating("copyto")
 fill_diagonal = _mutating("fill_diagonal")
+
+
+# ---------------------------------------------------------------- scatter_add (the transpose of gathers)
+
+def _scatter_add_rule(inputs, shape, key, front):
+    """``zeros(shape)`` plus ``values`` at ``[key]``: the key and the index
+    inputs are those of an ``advanced_index`` on an array of ``shape``, and
+    ``values`` must broadcast to that gather's result."""
+    from types import SimpleNamespace
+
+    values, *idx = inputs
+    if all(e is None for e in key):
+        raise ShapeError("scatter_add needs at least one indexed axis in its key")
+    target = SimpleNamespace(shape=tuple(shape), ndim=len(shape), dtype=values.dtype)
+    gathered, _ = _advanced_rule([target, *idx], key, front)
+    try:
+        ok = broadcast_shapes(values.shape, gathered) == gathered
+    except ShapeError:
+        ok = False
+    if not ok:
+        raise ShapeError(f"values of shape {values.shape} do not broadcast to the indexed shape {gathered}")
+    return tuple(shape), values.dtype
+
+
+defop("scatter_add", _scatter_add_rule, "zeros(shape) with values added at [key] (numpy.add.at); inputs: values, "
+                                        "*index arrays; params: shape, key, front (as advanced_index's).")
+
+
+def scatter_add(values, indices, shape, key, front=False):
+    """Lazy ``z = zeros(shape, values.dtype); numpy.add.at(z, key, values)``:
+    the transpose of ``advanced_index`` (repeated indices accumulate), used
+    for the gradients of gathers.  ``key`` has one entry per axis of
+    ``shape``: None (the whole axis), an int, or "a" (the next of
+    ``indices``); ``front`` as in ``advanced_index``.  Not a NumPy name, so
+    not in ``fgraph.numpy``."""
+    st = stack_of((values, *indices))
+    nodes = [lift(values, st)] + [lift(i, st) for i in indices]
+    front = bool(front) and sum(e is not None for e in key) > 1  # one indexed axis is never separated
+    params = (("shape", tuple(int(d) for d in shape)), ("key", tuple(key)), ("front", front))
+    return Tensor(make_node("scatter_add", nodes, params), st)

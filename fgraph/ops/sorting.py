@@ -18,6 +18,7 @@ from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, size_of
 from ..symbol import error_at, make_node
+from ..types import set_attr
 from .indexing import _axis_param, probe
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex",
@@ -56,6 +57,8 @@ def _sort_rule(fn, index: bool):
 
 defop("sort", _sort_rule(np.sort, False), "numpy.sort (params axis, kind, stable, descending)")
 defop("argsort", _sort_rule(np.argsort, True), "numpy.argsort (params axis, kind, stable, descending)")
+# inplace: the out-kernel copies x into out (nothing to copy when out is x) and sorts out in place
+set_attr("sort", "inplace", (0,))
 
 
 def _sort_params(a, axis, kind, stable, descending, st):
@@ -109,6 +112,7 @@ def _partition_rule(fn, index: bool):
 
 defop("partition", _partition_rule(np.partition, False), "numpy.partition (params kth, axis, kind)")
 defop("argpartition", _partition_rule(np.argpartition, True), "numpy.argpartition (params kth, axis, kind)")
+set_attr("partition", "inplace", (0,))  # copy into out, partition out in place
 
 
 def _kth_param(op, kth):
@@ -178,6 +182,7 @@ def _sort_complex_rule(inputs):
 
 
 defop("sort_complex", _sort_complex_rule, "numpy.sort_complex(a)")
+set_attr("sort_complex", "inplace", (0,))  # only a complex input has the output's itemsize
 
 
 def sort_complex(a):

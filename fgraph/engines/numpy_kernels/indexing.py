@@ -39,6 +39,10 @@ def _searchsorted(a, v, *sorter, side):
 
 
 def _take(a, indices, axis, mode):
+    if mode == "wrap" and (np.size(a) if axis is None else np.shape(a)[axis]) == 0:
+        # NumPy's "wrap" loops forever on an empty axis when the result is empty
+        # (numpy 2.4); "clip" gives the same: an empty result, or the same IndexError
+        mode = "clip"
     return np.take(a, indices, axis=axis, mode=mode)
 
 
@@ -73,24 +77,34 @@ def into(out, value):
     return out
 
 
-def pieces(out, piece, axis=0):
+def pieces(out, piece, axis=0, write=False):
     """Fill ``out`` a few slabs along ``axis`` at a time: ``piece(s)`` returns
-    the values of ``out[..., s, ...]`` for a slice ``s`` of that axis.  Each
-    piece holds about CHUNK elements (at least one slab)."""
+    the values of ``out[..., s, ...]`` for a slice ``s`` of that axis (or, with
+    ``write``, ``piece(s, dst)`` writes them into ``dst`` itself).  Each piece
+    holds about CHUNK elements (at least one slab)."""
     if out.ndim <= axis or out.size == 0:
-        return into(out, piece(slice(None)))
+        return into(out, piece(slice(None))) if not write else piece(slice(None), out)
     n = out.shape[axis]
     step = max(1, CHUNK // (out.size // n))
     lead = (slice(None),) * axis
     for i in range(0, n, step):
         s = slice(i, min(i + step, n))
-        np.copyto(out[lead + (s,)], piece(s))
+        if write:
+            piece(s, out[lead + (s,)])
+        else:
+            np.copyto(out[lead + (s,)], piece(s))
     return out
 
 
 def _in_bounds(ind, lo: int, hi: int) -> bool:
     """All of the integer index array ``ind`` lies in [lo, hi) (two passes, no temporary)."""
     return ind.size == 0 or (int(ind.min()) >= lo and int(ind.max()) < hi)
+
+
+def _as_is(a, dtype) -> bool:
+    """NumPy's take/choose use ``a`` without copying it: C-contiguous, writeable
+    (they copy read-only arguments) and of the dtype they need."""
+    return isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
 
 
 def _slice_out(x, out, key):
@@ -103,28 +117,28 @@ def _advanced_pieces(x, idx, key, front, out):
     That axis is either a whole axis of ``x`` (sliced there, the indices kept)
     or the first axis of the broadcast indices (the indices sliced)."""
     positions = [p for p, e in enumerate(key) if e is not None]
-    in_place = not front and positions == list(range(positions[0], positions[-1] + 1))
+    adjacent = not front and positions == list(range(positions[0], positions[-1] + 1))
     b = np.broadcast_shapes(*(np.shape(i) for i in idx))
-    if b == () or (in_place and positions[0] > 0):
+    if b == () or (adjacent and positions[0] > 0):
         lead = (slice(None),) * key.index(None)  # out's first axis is x's first whole axis
         return pieces(out, lambda s: _advanced(x[lead + (s,)], *idx, key=key, front=front))
     full = [np.broadcast_to(i, b) for i in idx]
     return pieces(out, lambda s: _advanced(x, *(i[s] for i in full), key=key, front=front))
 
 
-def _advanced_take(x, idx, key, front, out) -> bool:
-    """One intp index array (the other indexed axes integers): ``np.take``
-    straight into ``out``.  False where that would copy (a non-contiguous
-    source) or lay the axes out differently, or an index is out of range."""
-    if len(idx) != 1 or not isinstance(idx[0], np.ndarray) or idx[0].dtype != np.intp:
+def _take_into(src, ind, ax, mode, out) -> bool:
+    """``np.take(src, ind, axis=ax, mode=mode, out=out)`` where it copies
+    nothing large: src C-contiguous, mode not "raise" (which buffers all of
+    out); an index it would convert or copy is given in pieces when out's
+    first axis is the indices'.  False where np.take does not fit."""
+    if not src.flags.c_contiguous or src.dtype != out.dtype:
         return False
-    ind = idx[0]
-    v = x[tuple(e if type(e) is int else slice(None) for e in key)]  # the integers as basic indexing: a view
-    pos = key.index("a")
-    p = pos - sum(type(e) is int for e in key[:pos])  # the indexed axis of v
-    if (front and p) or not v.flags.c_contiguous or not _in_bounds(ind, -v.shape[p], v.shape[p]):
+    if _as_is(ind, np.intp) or ind.ndim == 0:
+        np.take(src, ind, axis=ax, out=out, mode=mode)
+        return True
+    if ax != 0:
         return False
-    np.take(v, ind, axis=p, out=out, mode="wrap")  # in range, so "wrap" is "raise" without its buffered copy
+    pieces(out, lambda s, dst: np.take(src, ind[s], axis=0, out=dst, mode=mode), write=True)
     return True
 
 
@@ -132,8 +146,16 @@ def _advanced_out(x, *idx, out, key, front):
     x = np.asarray(x)
     if out.size == 0 or out.ndim == 0:  # NumPy's own checks, on a tiny result
         return into(out, _advanced(x, *idx, key=key, front=front))
-    if _advanced_take(x, idx, key, front, out):
-        return out
+    if len(idx) == 1 and isinstance(idx[0], np.ndarray) and idx[0].dtype.kind in "iu":
+        # one index array, the other indexed axes integers: np.take on the view they leave
+        v = x[tuple(e if type(e) is int else slice(None) for e in key)]
+        pos = key.index("a")
+        p = pos - sum(type(e) is int for e in key[:pos])  # the gathered axis of v
+        # take puts the index dims at p: the layout of out unless NumPy moves them to the front
+        if not (front and p) and _in_bounds(idx[0], -v.shape[p], v.shape[p]):
+            # in range, so mode "wrap" gives the values of "raise" without its buffered copy of out
+            if _take_into(v, idx[0], p, "wrap", out):
+                return out
     return _advanced_pieces(x, idx, key, front, out)
 
 
@@ -144,11 +166,10 @@ def _take_out(a, indices, out, axis, mode):
             or mode == "raise" and not _in_bounds(ind, -n, n)):
         return into(out, _take(a, indices, axis, mode))  # NumPy's result, or its IndexError
     src, ax = (a.reshape(-1), 0) if axis is None else (a, axis)
-    if src.flags.c_contiguous and ind.dtype == np.intp:
-        # checked in range above, so "wrap" gives "raise"'s values without its buffered copy
-        np.take(src, ind, axis=ax, out=out, mode="wrap" if mode == "raise" else mode)
+    # checked in range above, so "wrap" gives the values of "raise" without its buffered copy of out
+    if _take_into(src, ind, ax, "wrap" if mode == "raise" else mode, out):
         return out
-    # a strided source (np.take would copy it whole): advanced indexing, piece by piece
+    # advanced indexing, piece by piece (it reads strided sources and any index as they are)
     if mode == "wrap":
         ind = np.mod(ind, n)
     elif mode == "clip":
@@ -164,8 +185,8 @@ def _take_along_out(arr, ind, out, axis):
     if out.size == 0 or out.ndim == 0 or ind.dtype.kind not in "iu" or not _in_bounds(ind, -n, n):
         return into(out, np.take_along_axis(arr, ind, axis=axis))  # NumPy's result, or its IndexError
     if src.ndim == 1:
-        if src.flags.c_contiguous and ind.dtype == np.intp:
-            return np.take(src, ind, out=out, mode="wrap")  # in range: "wrap" changes nothing
+        if _take_into(src, ind, 0, "wrap", out):  # in range: "wrap" changes nothing
+            return out
         return pieces(out, lambda s: np.take_along_axis(src, ind[s], axis=0))
     k = 1 if ax == 0 else 0  # pieces along an axis that is not gathered; both operands cut there
 
@@ -191,14 +212,13 @@ def _choose_out(a, *choices, out, mode):
         return into(out, np.choose(a, choices, mode=mode))  # NumPy's result, or its error
     if mode == "raise":
         mode = "wrap"  # checked in range: the same values, without "raise"'s buffered copy of out
-    if arr.dtype == np.intp and arr.flags.c_contiguous and all(
-            isinstance(c, np.ndarray) and c.dtype == out.dtype and c.flags.c_contiguous for c in choices):
+    if _as_is(arr, np.intp) and all(_as_is(c, out.dtype) for c in choices):
         return np.choose(arr, choices, out=out, mode=mode)
-    # np.choose would convert (copy) a or a choice whole: piece by piece
+    # np.choose would convert (copy) a or a choice whole: give it pieces, written into out's rows
     full_a = np.broadcast_to(arr, out.shape)
     full = [np.broadcast_to(c, out.shape) if isinstance(c, np.ndarray) else c for c in choices]
-    return pieces(out, lambda s: np.choose(full_a[s], [c[s] if isinstance(c, np.ndarray) else c for c in full],
-                                           mode=mode))
+    return pieces(out, lambda s, dst: np.choose(full_a[s], [c[s] if isinstance(c, np.ndarray) else c for c in full],
+                                                out=dst, mode=mode), write=True)
 
 
 def _searchsorted_out(a, v, *sorter, out, side):
@@ -250,3 +270,29 @@ set_attr("choose", "numpy_out_kernel", _choose_out)
 set_attr("searchsorted", "numpy_out_kernel", _searchsorted_out)
 set_attr("unravel_index", "numpy_out_kernel", _unravel_out)
 set_attr("ravel_multi_index", "numpy_out_kernel", _ravel_multi_out)
+
+
+# ---------------------------------------------------------------- scatter_add
+
+def _scatter_key(idx, key, front):
+    """The NumPy key of a ``scatter_add``: as ``_advanced`` builds it."""
+    it = iter(idx)
+    k = [slice(None) if e is None else next(it) if e == "a" else e for e in key]
+    if front:  # an Ellipsis standing for no axis puts the broadcast index dims first, as in the gather
+        k.insert(next(p for p, e in enumerate(key) if e is not None) + 1, Ellipsis)
+    return tuple(k)
+
+
+def _scatter_add_out(values, *idx, out, shape, key, front):
+    out.fill(0)
+    np.add.at(out, _scatter_key(idx, key, front), values)  # unbuffered: repeated indices accumulate
+    return out
+
+
+def _scatter_add(values, *idx, shape, key, front):
+    return _scatter_add_out(values, *idx, out=np.zeros(shape, np.asarray(values).dtype), shape=shape, key=key,
+                            front=front)
+
+
+set_attr("scatter_add", "numpy_kernel", _scatter_add)
+set_attr("scatter_add", "numpy_out_kernel", _scatter_add_out)

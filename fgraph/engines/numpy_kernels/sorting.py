@@ -5,6 +5,7 @@ import numpy as np
 
 from ...ops.sorting import _ORDER_STATS, order_stat_call
 from ...types import set_attr
+from .indexing import CHUNK, into, pieces
 
 
 def _flat(x, axis):
@@ -53,8 +54,6 @@ for _name in _ORDER_STATS:
 # np.sort / np.partition do with their own copy.  The index-valued ops have no
 # ``out=`` in NumPy: they run on pieces cut along an axis they do not sort, so
 # temporaries stay near CHUNK elements (a whole lane at least).
-
-from .indexing import CHUNK, into, pieces  # noqa: E402
 
 
 def _reverse(a, axis):
@@ -105,17 +104,16 @@ def _partition_out(x, out, kth, axis, kind):
     return out
 
 
-def _lanes(kernel, n_inputs=1):
-    """Out-form of an index-valued sort-like ``kernel``: pieces of its
-    inputs along an axis the sort does not cross, so each lane is sorted whole."""
-    def run(*args, out, axis, **params):
-        xs = [np.asarray(a) for a in args[:n_inputs]]
-        if axis is None or xs[0].ndim < 2:
-            return into(out, kernel(*args, axis=axis, **params))
+def _lanes(kernel):
+    """Out-form of an index-valued sort-like ``kernel(x, axis=, ...)``: pieces
+    of x cut along an axis the sort does not cross, so each lane is sorted whole."""
+    def run(x, out, axis, **params):
+        x = np.asarray(x)
+        if axis is None or x.ndim < 2:
+            return into(out, kernel(x, axis=axis, **params))
         k = 1 if axis == 0 else 0
         lead = (slice(None),) * k
-        return pieces(out, lambda s: kernel(*(x[lead + (s,)] for x in xs), *args[n_inputs:], axis=axis, **params),
-                      axis=k)
+        return pieces(out, lambda s: kernel(x[lead + (s,)], axis=axis, **params), axis=k)
     return run
 
 
