@@ -69,7 +69,29 @@ def run() -> int:
           f"{1e3 * (t5 - t4) / reps:.3f} ms eager NumPy")
     ok = same_dtype and max_diff == 0.0
     print("result identical to NumPy:", "yes" if ok else "NO")
-    return 0 if (ok and optimiser_demo(rng)) else 1
+    ok = optimiser_demo(rng) and ok
+    return 0 if (training_demo(x_np, labels, params) and ok) else 1
+
+
+def training_demo(x_np, labels, params) -> bool:
+    """The same network trained: fgraph.grad and Adam updates in one graph."""
+    print("\n-- training (fgraph.grad + fgraph.optim.adam, one compiled step) --")
+    onehot = np.eye(3, dtype=np.float32)[labels]
+    x = fnp.placeholder(x_np.shape, "float32", name="x")
+    t = fnp.placeholder(onehot.shape, "float32", name="t")
+    ws = [fnp.variable(p, name=n) for p, n in zip(params, ["w1", "b1", "w2", "b2"])]
+    probs = two_layer(fnp, x, *ws)
+    loss = -fnp.mean(fnp.sum(t * fnp.log(probs + 1e-7), axis=1))
+    updates = fgraph.optim.adam(ws, fgraph.grad(loss, ws), lr=0.002)
+    step = fgraph.compile(fgraph.optimise(fgraph.Graph([loss, fnp.argmax(probs, axis=1)], updates=updates)))
+    history, done = [], 0
+    for n in (1, 10, 10, 10, 10, 10):
+        value, predicted = step.run(steps=n, x=x_np, t=onehot)  # the loss of the last step run
+        done += n
+        history.append(float(value))
+        print(f"  step {done:>3}: loss {float(value):.4f}, accuracy {np.mean(predicted == labels):.1%}")
+    print(f"  memory: {step.memory}")
+    return history[-1] < history[0]
 
 
 def expression(xp, a, b, c):
