@@ -3,7 +3,6 @@ one compiled graph, against eager NumPy with hand-written backprop (the
 same arithmetic) and JAX jit when installed."""
 from __future__ import annotations
 
-import tracemalloc
 
 import numpy as np
 
@@ -11,7 +10,7 @@ import fgraph
 import fgraph.numpy as fnp
 
 from .report import environment, save, table
-from .timing import best_of
+from .timing import best_of, peak_bytes
 from .workloads import make_inputs, mlp_train_step
 
 
@@ -25,15 +24,6 @@ def _loss(xp, x, y, w1, b1, w2, b2, w3, b3):
     return -xp.sum(y * xp.log(p + 1e-9)) / x.shape[0]
 
 
-def _peak(fn) -> int:
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
 
 
 def main(quick: bool = False, out: str = "bench-results") -> int:
@@ -78,8 +68,8 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
     except ImportError:
         pass
     t = best_of(contenders, repeats)
-    graph_peak = exe.memory.arena_bytes + _peak(lambda: exe(x=x, y=y))
-    eager_peak = _peak(eager)
+    graph_peak = exe.memory.arena_bytes + peak_bytes(lambda: exe(x=x, y=y))
+    eager_peak = peak_bytes(eager)
     row = {"model": "MLP 784-1024-1024-10, batch 256, float32", "nodes": len(graph),
            "fgraph_ms": 1e3 * t["fgraph"], "numpy_by_hand_ms": 1e3 * t["numpy_by_hand"],
            "fgraph_vs_numpy": t["fgraph"] / t["numpy_by_hand"], "graph_peak_MB": graph_peak / 2**20,

@@ -3,7 +3,6 @@ memory and run time against eager NumPy running the same code."""
 from __future__ import annotations
 
 import time
-import tracemalloc
 
 import numpy as np
 
@@ -12,20 +11,10 @@ import fgraph.numpy as fnp
 
 from ..tree import flatten
 from .report import environment, save, table
-from .timing import best_of
+from .timing import best_of, peak_bytes
 from .workloads import WORKLOADS, make_inputs
 
 
-def _peak(fn) -> int:
-    """Bytes allocated at the peak of ``fn()`` beyond what existed before."""
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
 
 
 def measure(name: str, repeats: int) -> dict:
@@ -49,8 +38,8 @@ def measure(name: str, repeats: int) -> dict:
                 for g, w in zip(got_leaves, want_leaves))
     exe(**feeds)
     m = exe.memory
-    graph_run_peak = _peak(lambda: exe(**feeds))
-    eager_peak = _peak(lambda: fn(np, *args))
+    graph_run_peak = peak_bytes(lambda: exe(**feeds))
+    eager_peak = peak_bytes(lambda: fn(np, *args))
     t = best_of({"graph": lambda: exe(**feeds), "numpy": lambda: fn(np, *args)}, repeats)
     graph_peak = m.arena_bytes + graph_run_peak
     return {"workload": name, "nodes": len(graph), "nodes_optimised": len(optimised),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import time
+import tracemalloc
 from typing import Callable
 
 
@@ -20,3 +21,16 @@ def best_of(contenders: dict[str, Callable[[], object]], repeats: int = 7) -> di
             f()
             best[k] = min(best[k], time.perf_counter() - t0)
     return best
+
+
+def peak_bytes(fn: Callable[[], object]) -> int:
+    """Bytes allocated at the peak of ``fn()`` beyond what existed before
+    (tracemalloc: NumPy reports its buffers to it)."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
