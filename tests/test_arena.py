@@ -66,14 +66,9 @@ def test_steady_state_runs_allocate_no_intermediates():
 
 
 def _eager_peak(fn):
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
+    from fgraph.bench.timing import peak_bytes
+
+    return peak_bytes(fn)
 
 
 def test_outputs_survive_later_runs():

@@ -516,13 +516,15 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 # ---------------------------------------------------------------- refused
 
-def _data_dependent(name: str):
+def data_dependent(name: str, counts: str = "True/non-zero entries",
+                   instead: str = "use fgraph.numpy.where(mask, a, b) to select element-wise instead"):
+    """A stand-in for a NumPy function whose result size depends on the data:
+    it raises a ShapeError that says so and what to use instead."""
     def fn(*args, **kwargs):
-        raise error_at(ShapeError, name, f"numpy.{name} returns as many elements as the data has True/non-zero "
-                                         "entries: a data-dependent shape, which a static-shape graph cannot hold; "
-                                         "use fgraph.numpy.where(mask, a, b) to select element-wise instead")
+        raise error_at(ShapeError, name, f"numpy.{name} returns as many elements as the data has {counts}: "
+                                         f"a data-dependent shape, which a static-shape graph cannot hold; {instead}")
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``numpy.{name}`` has a data-dependent shape: raises ShapeError (use ``where(mask, a, b)``)."
+    fn.__doc__ = f"``numpy.{name}`` has a data-dependent shape: raises ShapeError."
     return fn
 
 
@@ -536,11 +538,11 @@ def _mutating(name: str):
     return fn
 
 
-nonzero = _data_dependent("nonzero")
-argwhere = _data_dependent("argwhere")
-flatnonzero = _data_dependent("flatnonzero")
-extract = _data_dependent("extract")
-compress = _data_dependent("compress")
+nonzero = data_dependent("nonzero")
+argwhere = data_dependent("argwhere")
+flatnonzero = data_dependent("flatnonzero")
+extract = data_dependent("extract")
+compress = data_dependent("compress")
 put = _mutating("put")
 put_along_axis = _mutating("put_along_axis")
 place = _mutating("place")

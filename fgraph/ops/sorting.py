@@ -19,7 +19,7 @@ from ..operator import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, size_of
 from ..symbol import error_at, make_node
 from ..types import set_attr
-from .indexing import _axis_param, probe
+from .indexing import _axis_param, data_dependent, probe
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex",
            "median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile",
@@ -299,14 +299,8 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 # ---------------------------------------------------------------- refused
 
 def _data_dependent(name: str):
-    def fn(*args, **kwargs):
-        raise error_at(ShapeError, name, f"numpy.{name} returns as many elements as the data has distinct values: "
-                                         "a data-dependent shape, which a static-shape graph cannot hold; sort "
-                                         "instead (fgraph.numpy.sort) or select element-wise with "
-                                         "fgraph.numpy.where(mask, a, b)")
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``numpy.{name}`` has a data-dependent shape: raises ShapeError."
-    return fn
+    return data_dependent(name, counts="distinct values", instead="sort instead (fgraph.numpy.sort) or select "
+                                                                   "element-wise with fgraph.numpy.where(mask, a, b)")
 
 
 unique = _data_dependent("unique")
