@@ -137,3 +137,22 @@ def _expect_refusal(fn, arrays, numpy_error):
     except fgraph.FgraphError:
         return
     raise AssertionError(f"NumPy raised {type(numpy_error).__name__}: {numpy_error}; fgraph did not raise")
+
+
+#: NumPy's quantile methods
+METHODS = ["linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
+           "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+           "normal_unbiased"]
+
+
+def axis_arg(draw, a):
+    """None, an int, or a tuple of distinct axes (negative too)."""
+    if a.ndim == 0:
+        return None
+    kind = draw(st.sampled_from(["none", "int", "tuple"]))
+    if kind == "none":
+        return None
+    if kind == "int":
+        return draw(st.integers(-a.ndim, a.ndim - 1))
+    axes = draw(st.lists(st.integers(0, a.ndim - 1), min_size=1, max_size=a.ndim, unique=True))
+    return tuple(ax - a.ndim if draw(st.booleans()) else ax for ax in axes)

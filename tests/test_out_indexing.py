@@ -9,7 +9,6 @@ allocation-free claims hold on large arrays.
 test_out_creation.py.
 """
 import contextlib
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -18,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
+from fgraph.bench.timing import peak_bytes
 from fgraph.engines.numpy_kernels import creation as k_creation, indexing as k_indexing, sorting as k_sorting
 from oracle import DTYPES, arrays, shapes
 
@@ -330,13 +330,7 @@ def test_every_indexing_op_has_an_out_kernel_and_in_place_is_declared():
 def traced_peak(fn, *args, **kwargs):
     """Bytes tracemalloc saw at the peak of one call (after a warm-up call)."""
     fn(*args, **kwargs)
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        fn(*args, **kwargs)
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    return peak_bytes(lambda: fn(*args, **kwargs))
 
 
 def assert_small_peak(t, args=None):

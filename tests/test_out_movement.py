@@ -10,7 +10,6 @@ the strides NumPy's own views get (and whether NumPy's reshape copies).  A
 tracemalloc test checks the allocation-free claims on large arrays.
 """
 import contextlib
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -20,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
+from fgraph.bench.timing import peak_bytes
 from fgraph.engines.numpy_kernels import movement as kmov
 from fgraph.ops.movement import _slice
 from fgraph.shape import c_strides
@@ -384,13 +384,7 @@ N = 1_000_000
 
 def _peak(fn) -> int:
     fn()  # warm up (lazy imports; repeat's cached plan and index)
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    return peak_bytes(fn)
 
 
 def _out_peak(t, args=None) -> int:

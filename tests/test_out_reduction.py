@@ -7,7 +7,6 @@ bit, and leave its inputs alone.  Scans (which declare ``inplace``) also
 run with ``out`` being the input's own memory.  A last test checks with
 tracemalloc that the ops claimed allocation-free allocate (almost) nothing.
 """
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -18,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
+from fgraph.bench.timing import peak_bytes
 import fgraph.engines.numpy_kernels  # noqa: F401  (attaches the kernels)
 from oracle import shapes
 
@@ -310,13 +310,7 @@ N = 1_000_000
 
 def _peak(fn) -> int:
     fn()  # warm up (lazy imports, per-thread scratch)
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    return peak_bytes(fn)
 
 
 def _cases():

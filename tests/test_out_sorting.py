@@ -8,7 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
-from oracle import DTYPES, FLOAT_DTYPES, arrays, shapes
+from oracle import DTYPES, FLOAT_DTYPES, METHODS, arrays, axis_arg, shapes
 from test_out_indexing import INPLACE, OUT_KERNEL, assert_small_peak, check_out
 
 SORT_DTYPES = DTYPES + [np.dtype("complex128")]
@@ -107,23 +107,6 @@ def test_sort_complex(a):
 
 
 # ---------------------------------------------------------------- order statistics
-
-METHODS = ["linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
-           "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
-           "normal_unbiased"]
-
-
-def axis_arg(draw, a):
-    """None, an int, or a tuple of distinct axes (negative too)."""
-    if a.ndim == 0:
-        return None
-    kind = draw(st.sampled_from(["none", "int", "tuple"]))
-    if kind == "none":
-        return None
-    if kind == "int":
-        return draw(st.integers(-a.ndim, a.ndim - 1))
-    axes = draw(st.lists(st.integers(0, a.ndim - 1), min_size=1, max_size=a.ndim, unique=True))
-    return tuple(ax - a.ndim if draw(st.booleans()) else ax for ax in axes)
 
 
 @pytest.mark.parametrize("name", ["median", "nanmedian"])
