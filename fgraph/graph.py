@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 from pyrsistent import pmap
 
-from .errors import DTypeError, FgraphError, ShapeError, user_location
+from .errors import DTypeError, FgraphError, ShapeError
 from .operator import Tensor, lift
 from .symbol import Node, error_at, topological
 from .tree import flatten, unflatten

@@ -484,7 +484,3 @@ def _numpy_implementations() -> dict:
                     table[f] = getattr(linalg, name)
         _IMPLS = table
     return _IMPLS
-
-
-def is_tensor(x) -> bool:
-    return isinstance(x, Tensor)

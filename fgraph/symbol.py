@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -279,30 +279,7 @@ def topological(outputs: Iterable[Node]) -> list[Node]:
     return order
 
 
-def iter_nodes(outputs: Iterable[Node]) -> Iterator[Node]:
-    return iter(topological(outputs))
 
-
-def users(order: Sequence[Node]) -> dict[int, list[Node]]:
-    """id(node) -> the nodes in ``order`` that take it as an input."""
-    out: dict[int, list[Node]] = {id(n): [] for n in order}
-    for n in order:
-        for i in n.inputs:
-            out[id(i)].append(n)
-    return out
-
-
-def rebuild(order: Sequence[Node], replace) -> dict[int, Node]:
-    """Rebuild nodes bottom-up: ``replace(node, new_inputs) -> Node``.
-
-    Returns id(old) -> new.  A node whose inputs did not change and that
-    ``replace`` keeps is shared, not copied.
-    """
-    new: dict[int, Node] = {}
-    for n in order:
-        ins = tuple(new[id(i)] for i in n.inputs)
-        new[id(n)] = replace(n, ins)
-    return new
 
 
 class no_gc:
@@ -324,7 +301,3 @@ class no_gc:
 
         if self._was:
             gc.enable()
-
-
-def structurally_equal(a: Node, b: Node) -> bool:
-    return a.key == b.key and a.shape == b.shape and a.dtype == b.dtype

@@ -6,7 +6,7 @@ memory is freed as eagerly as NumPy would), and the run loop.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..errors import FgraphError, format_location
 from ..symbol import Node, describe, topological
@@ -150,5 +150,3 @@ def may_alias(arr, persistent: set[int]) -> bool:
         b = getattr(b, "base", None)
     return False
 
-
-Kernel = Callable

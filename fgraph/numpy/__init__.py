@@ -9,7 +9,6 @@ import numpy as _np
 
 from ..ops import FAMILIES as _FAMILIES
 from ..operator import Tensor
-from ..operator import constant_node as _constant_node
 from ..operator import placeholder_node as _placeholder_node
 from ..operator import variable_node as _variable_node
 

@@ -218,10 +218,6 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
     return out
 
 
-def chosen_strategy(expr, shape, dtypes) -> str | None:
-    c = _choice.get((expr, shape, tuple(dtypes)))
-    return c if isinstance(c, str) else None
-
 
 def _fma_into(a, b, c, out):
     np.multiply(a, b, out=out) if np.result_type(a, b) == out.dtype and not _aliases(out, c) else \
