@@ -25,6 +25,10 @@ class ResultCache:
         self.hits += 1
         return arr
 
+    def peek(self, key):
+        """The cached array or None, without counting a hit or a miss."""
+        return self._items.get(key)
+
     def put(self, key, arr: np.ndarray) -> None:
         if arr.nbytes > self.max_bytes or key in self._items:
             return

@@ -27,39 +27,43 @@ class NumpyEngine:
         """Evaluate nodes outside a compiled graph; results are memoised by
         structural key and returned read-only (they may be shared)."""
         results = [self.cache.get(n.key) for n in nodes]
-        todo = [n for n, r in zip(nodes, results) if r is None]
+        todo = list({id(n): n for n, r in zip(nodes, results) if r is None}.values())
         if todo:
-            prog = Program(todo, self.kernel_attr, self.name, known=self._known(todo))
+            known = self._known(todo)
+            prog = Program(todo, self.kernel_attr, self.name, known=known)
             values = [None] * len(prog.order)
             for k, n in prog.leaves.items():
-                values[k] = self._leaf_value(n)
+                values[k] = self._leaf_value(n, known)
             prog.run(values)
+            done = {}
             for n in todo:
                 arr = np.asarray(values[prog.slot[id(n)]], dtype=n.dtype)
                 if arr.flags.writeable:
                     arr = arr if arr.base is None and arr.flags.owndata else arr.copy()
                     arr.flags.writeable = False
                 self.cache.put(n.key, arr)
-                results[nodes.index(n)] = arr
+                done[id(n)] = arr
+            results = [done[id(n)] if r is None else r for n, r in zip(nodes, results)]
         return results
 
-    def _known(self, roots):
+    def _known(self, roots) -> dict:
         """Nodes below the roots whose values are cached already."""
         from ..symbol import topological
 
+        root_ids = {id(r) for r in roots}
         known = {}
         for n in topological(roots):
-            if n.inputs:
-                hit = self.cache._items.get(n.key)
-                if hit is not None and all(n is not r for r in roots):
+            if n.inputs and id(n) not in root_ids:
+                hit = self.cache.peek(n.key)
+                if hit is not None:
                     known[id(n)] = hit
-        self._known_values = known
         return known
 
-    def _leaf_value(self, n):
+    @staticmethod
+    def _leaf_value(n, known: dict):
         if n.op == "placeholder":
             raise FgraphError(f"placeholder {n.name!r} has no value: evaluate through "
                               f"fgraph.compile(graph)(**feeds) (made at {format_location(n.where)})")
         if n.op == "variable":
             return n.param("value").array
-        return self._known_values[id(n)]
+        return known[id(n)]
