@@ -152,6 +152,18 @@ def result_type(*nodes_or_dtypes) -> np.dtype:
         raise DTypeError(str(e)) from None
 
 
+def probe(node, value=0):
+    """A one-element stand-in for ``node``, filled with ``value``.
+
+    NumPy's dtype rules (and most of its argument checks) depend on neither
+    the size nor the values, so rules run NumPy on these instead of on
+    full-size dummies.  A weak literal stays a Python scalar (NEP 50).
+    """
+    if node.weak:
+        return type(node.params[0][1].value)(value)
+    return np.full((1,) * len(node.shape), value, node.dtype)
+
+
 def check_weak_int_fits(value: int, dtype: np.dtype, op: str) -> None:
     """NumPy 2 refuses a Python int out of range of the integer dtype it joins."""
     if dtype.kind in "iu":

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, apply, lift, stack_of
-from ..shape import broadcast_shapes, check_weak_int_fits, defop, result_type, ufunc_dtypes
+from ..shape import broadcast_shapes, check_weak_int_fits, defop, probe, result_type, ufunc_dtypes
 from ..symbol import error_at, make_node
 
 # gufuncs live in linalg; isnat is for datetimes only
@@ -137,8 +137,7 @@ def _probe_rule(fn):
     """Dtype by running NumPy on one-element arrays; shape unchanged."""
     def rule(inputs, **params):
         (x,) = inputs
-        probe = np.ones((1,) * len(x.shape), x.dtype) if not x.weak else x.params[0][1].value
-        return x.shape, np.asarray(fn(probe, **params)).dtype
+        return x.shape, np.asarray(fn(probe(x, 1), **params)).dtype
     return rule
 
 

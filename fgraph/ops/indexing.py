@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
 from ..operator import Tensor, apply, constant_node, lift, stack_of
-from ..shape import broadcast_shapes, defop, normalize_axis, result_type, size_of
+from ..shape import broadcast_shapes, defop, normalize_axis, probe, result_type, size_of
 from ..symbol import error_at, make_node
 from ..types import set_attr
 
@@ -35,18 +35,6 @@ _INTP = np.dtype(np.intp)
 
 _MASK_HINT = ("has a data-dependent shape (one element per True), which a static-shape graph cannot hold; "
               "use fgraph.numpy.where(mask, a, b) to select element-wise instead")
-
-
-def probe(node, value=0):
-    """A one-element stand-in for ``node``, filled with ``value``.
-
-    NumPy's dtype rules (and most of its argument checks) depend on neither
-    the size nor the values, so rules run NumPy on these instead of on
-    full-size dummies.  A weak literal stays a Python scalar (NEP 50).
-    """
-    if node.weak:
-        return type(node.params[0][1].value)(value)
-    return np.full((1,) * len(node.shape), value, node.dtype)
 
 
 def _const_value(node):

@@ -16,10 +16,10 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, apply, lift, stack_of
-from ..shape import defop, normalize_axes, normalize_axis, size_of
+from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
 from ..symbol import error_at, make_node
 from ..types import set_attr
-from .indexing import _axis_param, data_dependent, probe
+from .indexing import _axis_param, data_dependent
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex",
            "median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile",
