@@ -7,7 +7,11 @@ BENCHES = {"build": "Node construction and compile+first-run cost for long chain
            "optimise": "Fused element-wise speed against NumPy and JAX; the optimiser's own cost.",
            "memory": "Arena against the lower bound; peak memory and time against eager NumPy.",
            "planner": "Planning time and arena quality on graphs of 1e3..1e5 nodes.",
-           "grad": "A training step (fgraph.grad + SGD) against hand-written NumPy backprop and JAX."}
+           "grad": "A training step (fgraph.grad + SGD) against hand-written NumPy backprop and JAX.",
+           "conv": "Convolution and matrix-product GFLOP/s against NumPy's own matmul.",
+           "models": "Owl's table: ResNet50, Inception, a digits CNN with and without the graph, and onnxruntime.",
+           "dask": "A reduction graph on the Dask engine against hand-written dask.array; 1 and 2 workers.",
+           "gpu": "CuPy engine: fused element-wise throughput and a network against CuPy eager."}
 
 
 def main(argv=None):

@@ -40,4 +40,18 @@ def _numpy_engine():
     return NumpyEngine()
 
 
+def _cupy_engine():
+    from .cupy_engine import CupyEngine
+
+    return CupyEngine()
+
+
+def _dask_engine():
+    from .dask_engine import DaskEngine
+
+    return DaskEngine()
+
+
 register_engine("numpy", _numpy_engine)
+register_engine("cupy", _cupy_engine)
+register_engine("dask", _dask_engine)
