@@ -1,8 +1,12 @@
 """What ``fgraph.compile`` returns: call it with feeds, get results.
 
 Feeds are checked against their placeholders (name, shape, dtype) before
-anything runs; updates are applied only after every output and update value
-has been computed, so a failed call leaves the variables as they were.
+anything runs.  Each variable owns one buffer for the life of the
+executable.  An update that may overwrite its variable is written into that
+buffer during the run, after every node that reads the old value and every
+node that can fail on its data; the other updates are copied in after the
+run.  So a failed call leaves the variables as they were, and a training
+step allocates nothing for its state.
 """
 from __future__ import annotations
 
@@ -28,24 +32,32 @@ class Executable:
         self._device = engine.device
         self._lock = threading.Lock()  # one arena: calls take turns
         roots = graph.roots()
+        # the variables' buffers: written in place by the run, never replaced
+        self._buffers: dict[str, Any] = {n.name: self._device.asarray(n.param("value").array).copy()
+                                         for n in graph.variables}
+        in_place: dict[int, Any] = {}
         with no_gc():
             if plan_memory:
-                self._plan = ArenaPlan(roots)
+                self._plan = ArenaPlan(graph.outputs, graph.updates)
                 self._arena = self._device.allocate(self._plan.plan.arena_bytes)
                 outs = {k: self._device.view(self._arena, self._plan.offset(k), n.shape, n.dtype)
                         for k, n in enumerate(self._plan.order) if self._plan.storage[k]}
+                in_place = self._plan.update_in_place
+                for k, n in enumerate(self._plan.order):
+                    if id(n) in in_place:
+                        outs[k] = self._buffers[in_place[id(n)].name]
                 self._program = Program(roots, kernel_attr, engine.name, order=self._plan.order, outs=outs)
             else:
                 self._plan, self._arena = None, None
                 self._program = Program(roots, kernel_attr, engine.name)
         prog = self._program
         self._out_slots = [prog.slot[id(n)] for n in graph.outputs]
-        self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates]
+        # updates still to copy after a run (one value may update several variables)
+        self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates
+                              if in_place.get(id(v)) is not var]
         self._placeholders = {n.name: n for n in graph.placeholders}
         self._feed_order = [n.name for n in graph.placeholders]
-        self._state: dict[str, Any] = {}
-        for n in graph.variables:
-            self._state[n.name] = self._frozen(self._device.asarray(n.param("value").array))
+        self._state = MappingProxyType({name: self._frozen(buf.view()) for name, buf in self._buffers.items()})
         # slot -> how to fill it before a run
         self._fill = []
         template = [None] * len(prog.order)
@@ -55,6 +67,7 @@ class Executable:
             elif n.op == "variable":
                 self._fill.append((k, "state", n.name))
         self._template = template
+        self._buffer_ids = {id(b) for b in self._buffers.values()}
         # constants' frozen arrays: outputs that alias them are copied
         self._constant_ids = frozenset(id(n.param("value").array) for n in prog.order if n.op == "constant")
 
@@ -67,8 +80,9 @@ class Executable:
 
     @property
     def variables(self) -> Mapping[str, Any]:
-        """Current values of the variables (read-only arrays)."""
-        return MappingProxyType(self._state)
+        """The variables' current values: read-only views of the state, which
+        later steps update in place (copy one to keep a snapshot)."""
+        return self._state
 
     @property
     def inputs(self) -> list[str]:
@@ -94,17 +108,19 @@ class Executable:
 
     def assign(self, **values) -> None:
         """Set variables by name (shape and dtype must match)."""
-        new = dict(self._state)
-        for name, value in values.items():
-            if name not in self._state:
-                raise error_at(FgraphError, "assign", f"no variable named {name!r}; variables: {sorted(self._state)}")
-            old = self._state[name]
+        checked = []
+        for name, value in values.items():  # check them all before changing any
+            if name not in self._buffers:
+                raise error_at(FgraphError, "assign", f"no variable named {name!r}; variables: {sorted(self._buffers)}")
+            old = self._buffers[name]
             arr = self._device.asarray(value)
             if arr.shape != old.shape or arr.dtype != old.dtype:
                 raise error_at(FgraphError, "assign", f"variable {name!r} is {old.dtype}{list(old.shape)}, "
                                                       f"got {arr.dtype}{list(arr.shape)}")
-            new[name] = self._frozen(arr.copy())
-        self._state = new
+            checked.append((old, arr))
+        with self._lock:
+            for old, arr in checked:
+                old[...] = arr
 
     # -- internals
     def _bind(self, args, feeds) -> dict:
@@ -119,7 +135,7 @@ class Executable:
             named[k] = v
         unknown = [k for k in named if k not in self._placeholders]
         if unknown:
-            hint = " (variables are set with exe.assign)" if any(k in self._state for k in unknown) else ""
+            hint = " (variables are set with exe.assign)" if any(k in self._buffers for k in unknown) else ""
             raise error_at(FgraphError, "feed", f"unknown feed name(s) {unknown}; placeholders: "
                                                 f"{self._feed_order}{hint}", where)
         missing = [k for k in self._feed_order if k not in named]
@@ -153,29 +169,32 @@ class Executable:
     def _step(self, bound: dict):
         prog = self._program
         values = list(self._template)
-        state = self._state
+        buffers = self._buffers
         persistent = set(self._constant_ids)
+        persistent.update(id(b) for b in buffers.values())
         if self._arena is not None:
             persistent.add(id(self._arena))
         for k, kind, name in self._fill:
-            arr = bound[name] if kind == "feed" else state[name]
+            arr = bound[name] if kind == "feed" else buffers[name]
             values[k] = arr
             persistent.add(id(arr))
         prog.run(values)
-        new_state = dict(state)
-        for name, slot in self._update_slots:
-            arr = self._as_array(values[slot], prog.order[slot])
-            if may_alias(arr, persistent):
-                arr = arr.copy()
-            new_state[name] = self._frozen(arr)
-        persistent.update(id(a) for a in new_state.values())
+        # copy out first: an output may be a variable's old value
         outs = []
         for slot in self._out_slots:
             arr = self._as_array(values[slot], prog.order[slot])
             if may_alias(arr, persistent):
                 arr = arr.copy()
             outs.append(arr)
-        self._state = new_state  # only now: a failure above changed nothing
+        news = []
+        for name, slot in self._update_slots:
+            arr = self._as_array(values[slot], prog.order[slot])
+            if arr is not buffers[name] and may_alias(arr, self._buffer_ids):
+                arr = arr.copy()  # another variable's old value: writing that one must not change it
+            news.append((buffers[name], arr))
+        for buf, arr in news:
+            if arr is not buf:
+                buf[...] = arr
         return self.graph.unflatten(outs)
 
     def _as_array(self, value, node):

@@ -9,6 +9,7 @@ from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, apply, lift, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, probe, result_type, ufunc_dtypes
 from ..symbol import error_at, make_node
+from ..types import set_attr
 
 # gufuncs live in linalg; isnat is for datetimes only
 _SKIP = {"matmul", "matvec", "vecmat", "vecdot", "isnat"}
@@ -194,3 +195,8 @@ def astype(x, dtype, /, *, copy=True, casting="unsafe", device=None):
 
 
 __all__ += ["where", "clip", "round", "around", "fix", "real", "imag", "astype"]
+
+
+# may_raise: integers to negative integer powers fail on the data; the
+# engine writes no variable in place before such a node
+set_attr("power", "may_raise", lambda node: node.dtype.kind in "iu")

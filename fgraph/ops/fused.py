@@ -145,3 +145,13 @@ def expand_node(node, inputs=None):
     p = node.kwargs
     return getattr(reduction, p["reduce"])(Tensor(value), axis=p["axis"], keepdims=p["keepdims"],
                                            dtype=p["dtype"]).node
+
+
+def _fused_may_raise(node) -> bool:
+    """A fused group fails on its data when one of its instructions can:
+    integer power is the only element-wise op that does."""
+    return any(op == "power" and np.dtype(dtype).kind in "iu" for op, _, _, dtype in node.param("expr"))
+
+
+for _op in ("fused", "fused_reduce"):
+    set_attr(_op, "may_raise", _fused_may_raise)

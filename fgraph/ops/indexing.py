@@ -577,3 +577,10 @@ def scatter_add(values, indices, shape, key, front=False):
     front = bool(front) and sum(e is not None for e in key) > 1  # one indexed axis is never separated
     params = (("shape", tuple(int(d) for d in shape)), ("key", tuple(key)), ("front", front))
     return Tensor(make_node("scatter_add", nodes, params), st)
+
+
+# may_raise: an index out of bounds is found only at run time; the engine
+# writes no variable in place before such a node
+for _op in ("advanced_index", "take", "take_along_axis", "choose", "ravel_multi_index", "unravel_index",
+            "scatter_add"):
+    set_attr(_op, "may_raise", True)

@@ -28,6 +28,7 @@ from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of, ufunc_dtypes
 from ..symbol import error_at, make_node
+from ..types import set_attr
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "trace", "diagonal",
            "matrix_transpose", "vecdot", "matvec", "vecmat", "kron", "cross"]
@@ -1187,3 +1188,10 @@ def lstsq(a, b, rcond=None):
     raise error_at(ShapeError, "lstsq", "the residuals' shape depends on the data (the rank), so lstsq cannot be a "
                                         "static graph; use solve, pinv(a) @ b, or evaluate first")
 
+
+
+# may_raise: the kernel can fail on the data (a singular or non-definite
+# matrix, no convergence); the engine writes no variable in place before it
+for _op in ("inv", "cholesky", "solve", "eig", "eigvals", "eigh", "eigvalsh", "svd", "qr", "pinv",
+            "matrix_power", "matrix_rank", "cond", "norm", "tensorinv", "tensorsolve"):
+    set_attr(_op, "may_raise", True)
