@@ -130,3 +130,12 @@ def test_gradients_of_optimised_graphs_equal_unoptimised():
     a = fgraph.compile(g_plain)(x=v)
     b = fgraph.compile(fgraph.optimise(g_opt))(x=v)
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+def test_gradient_of_float32_power_stays_float32():
+    # x ** 2 with a Python exponent: the rule's x ** 1 must not promote to float64
+    from fgraph.symbol import topological
+
+    x = fnp.placeholder((3,), "float32")
+    g = fgraph.grad(fnp.sum(x ** 2), x)
+    assert {str(n.dtype) for n in topological([g.node]) if n.op != "literal"} == {"float32"}

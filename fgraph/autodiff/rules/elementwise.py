@@ -74,7 +74,10 @@ def _divide(out, ins, g, dtype=None):
 @defgrad("power", "float_power")
 def _power(out, ins, g, dtype=None):
     a, b = ins
-    da = g * b * fnp.power(a, b - 1)
+    # a Python exponent stays a Python scalar (x ** 2 -> 2 * x ** 1): a 0-d
+    # int64 array would promote float32 to float64 under NEP 50
+    bm1 = b.node.param("value").value - 1 if b.node.op == "literal" else b - 1
+    da = g * b * fnp.power(a, bm1)
     # d/db a**b = a**b log(a); 0 where a == 0 (the limit from the right)
     db = fnp.where(a == 0, 0.0, g * out * fnp.log(fnp.where(a == 0, 1.0, a)))
     return da, db
