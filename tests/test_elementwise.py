@@ -152,3 +152,22 @@ def test_ufunc_refusals_are_clear():
     with pytest.raises(fgraph.DTypeError, match="same_kind"):
         u = fnp.asarray(np.arange(3))
         u += 1.5
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64", "complex64",
+                        "complex128"]), st.integers(0, 2 ** 32 - 1), st.sampled_from(["aa", "a0", "0a", "as", "sa"]))
+def test_where_kernel_selects_the_exact_bits(dtype, seed, form):
+    # the out-kernel selects bits (no branches): it must match np.where bit for bit, NaN payloads and -0.0 too
+    from fgraph.engines.numpy_kernels.elementwise import _where
+
+    rng = np.random.default_rng(seed)
+    raw = rng.integers(0, 256, size=(2, 3, 4 * np.dtype(dtype).itemsize), dtype=np.uint8)
+    x = raw.view(dtype).reshape(2, 3, 4) if dtype != "bool" else raw[..., :4] > 127
+    y = x[::-1, :, ::-1].copy()[0]  # another array, broadcast along the first axis
+    cond = rng.random((2, 1, 4)) > 0.5
+    a = {"a": x, "0": 0, "s": 1}[form[0]]
+    b = {"a": y, "0": 0, "s": 1}[form[1]]
+    want = np.where(cond, a, b)
+    got = _where(cond, a, b, np.empty(want.shape, want.dtype))
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
