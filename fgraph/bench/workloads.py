@@ -56,7 +56,7 @@ def transformer_block(xp, x, wq, wk, wv, wo, w1, w2, g1, b1, g2, b2, heads=4):
     q = xp.transpose(xp.reshape(h @ wq, (seq, heads, hd)), (1, 0, 2))
     k = xp.transpose(xp.reshape(h @ wk, (seq, heads, hd)), (1, 2, 0))
     v = xp.transpose(xp.reshape(h @ wv, (seq, heads, hd)), (1, 0, 2))
-    scores = (q @ k) * (1.0 / np.sqrt(hd))
+    scores = (q @ k) * float(1.0 / np.sqrt(hd))  # a Python float: a NumPy float64 scalar would promote to float64
     scores = scores - xp.max(scores, axis=-1, keepdims=True)
     att = xp.exp(scores)
     att = att / xp.sum(att, axis=-1, keepdims=True)
