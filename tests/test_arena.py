@@ -117,3 +117,10 @@ def test_concurrent_calls_take_turns():
         got = list(pool.map(lambda v: exe(p=v), vals))
     for v, r in zip(vals, got):
         assert_same(r, np.sum(np.tanh(v @ v) * 2))
+
+
+def test_full_with_a_scalar_fill_compiles():
+    # full's in-place input exists only when the fill value is an array
+    x = fnp.placeholder((2, 3), "float32", name="x")
+    exe = fgraph.compile(fgraph.Graph(fnp.full((2, 3), np.float32(0.5), dtype=np.float32) + x))
+    np.testing.assert_array_equal(exe(x=np.ones((2, 3), "float32")), np.full((2, 3), 1.5, "float32"))

@@ -226,7 +226,8 @@ def _full_rule(inputs, shape, dtype, fill_value=None):
 
 defop("full", _full_rule, "numpy.full(shape, fill_value, dtype): fill_value is a 0-d Const param, or the "
                           "input (an array broadcast into shape)", creation=True)
-set_attr("full", "inplace", (0,))  # a fill value of the output's shape: a copy (cast) onto itself
+# a fill value of the output's shape: a copy (cast) onto itself; a scalar fill is a param, not an input
+set_attr("full", "inplace", lambda node: (0,) if node.inputs else ())
 
 
 def _filled(op: str, shape, dtype: np.dtype, st) -> Tensor:
