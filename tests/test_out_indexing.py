@@ -128,8 +128,9 @@ def check_out(t, args=None, layouts=True):
             if err is None:
                 assert got is out, f"{node.op}: the out-kernel must return out itself"
                 same_bits(out, want)
-    for i in INPLACE.get(node.op, ()):
-        x = args[i] if i < len(args) else None  # full's fill value may be a param, not an input
+    spec = INPLACE.get(node.op, ())
+    for i in spec(node) if callable(spec) else spec:
+        x = args[i] if i < len(args) else None
         if isinstance(x, np.ndarray) and x.shape == node.shape and x.dtype.itemsize == node.dtype.itemsize \
                 and first is not None:
             buf = np.array(x, order="C", copy=True)
