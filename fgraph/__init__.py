@@ -10,6 +10,7 @@ from . import numpy  # noqa: F401  (the default stack; registers every op)
 from .engines import compile, get_engine, register_engine
 from .autodiff import grad, jvp, value_and_grad, vjp
 from . import optim  # noqa: E402
+from . import nn  # noqa: E402,F401  (fgraph.nn: neural-network layers)
 from .graph import Graph
 from .jit import jit
 from .make import make
@@ -22,5 +23,5 @@ __version__ = "0.1.0"
 __all__ = [
     "FgraphError", "ShapeError", "DTypeError", "IndexingError", "Graph", "Tensor", "compile", "jit", "make", "optimise",
     "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
-    "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim",
+    "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim", "nn",
 ]

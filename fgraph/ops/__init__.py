@@ -4,4 +4,4 @@ Operator layer); kernels are attached separately, from ``fgraph/engines``.
 
 A family module lists its public names in ``__all__``; the namespace
 ``fgraph.numpy`` is the union of these lists."""
-FAMILIES = ("elementwise", "creation", "reduction", "movement", "indexing", "linalg", "sorting", "fused")
+FAMILIES = ("elementwise", "creation", "reduction", "movement", "indexing", "linalg", "sorting", "fused", "nn")
