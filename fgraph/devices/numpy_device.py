@@ -5,6 +5,8 @@ import numpy as np
 
 
 class NumpyDevice:
+    """Host memory; arrays are NumPy arrays, nothing to synchronise."""
+
     name = "cpu"
     xp = np
 
@@ -24,3 +26,10 @@ class NumpyDevice:
 
     def synchronize(self) -> None:
         pass
+
+    def __repr__(self):
+        return "NumpyDevice()"
+
+
+#: the default current device (see ``fgraph.devices.current``)
+HOST = NumpyDevice()

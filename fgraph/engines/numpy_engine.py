@@ -1,50 +1,75 @@
-"""The NumPy engine: the default, embedded CPU engine."""
+"""The NumPy engine (the default, embedded CPU engine), and ``ArrayEngine``,
+the device-generic engine it is an instance of.
+
+An ``ArrayEngine`` is a device (``fgraph.devices``) and a kernel attribute
+(``numpy_kernel``, ``cupy_kernel``): ``compile`` plans one arena on the
+device and returns an ``Executable``; ``evaluate`` runs nodes outside a
+compiled graph and memoises the results by structural key.  It reaches the
+device only through the device interface, so another device needs only
+its kernels (the CuPy engine is this class with ``CupyDevice``).
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from ..cache import ResultCache
-from ..devices import NumpyDevice
+from ..devices import NumpyDevice, use
 from ..errors import FgraphError, format_location
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
 from .program import Program
 
 
-class NumpyEngine:
-    name = "numpy"
-    kernel_attr = "numpy_kernel"
+class ArrayEngine:
+    """Graphs compiled and evaluated on ``device`` with the ``kernel_attr`` kernels."""
 
-    def __init__(self, cache_bytes: int = 256 << 20):
-        self.device = NumpyDevice()
+    name = "array"
+    kernel_attr = "numpy_kernel"
+    executable = Executable
+
+    def __init__(self, device, cache_bytes: int = 256 << 20):
+        self.device = device
         self.cache = ResultCache(cache_bytes)
 
-    def compile(self, graph, plan_memory: bool = True, **options) -> Executable:
-        """``plan_memory=False`` skips the arena: NumPy allocates as it goes."""
-        return Executable(graph, self, self.kernel_attr, plan_memory=plan_memory)
+    # -- hooks a device engine may override
+    def check(self, roots) -> None:
+        """Refuse, before anything runs, graphs this engine cannot run."""
 
-    def evaluate(self, nodes, **options) -> list[np.ndarray]:
+    def _result(self, value, node):
+        """What the cache keeps for ``node``'s computed ``value``."""
+        return self.device.asarray(value, dtype=node.dtype)
+
+    def _deliver(self, arr, **options):
+        """What ``evaluate`` hands out for a cached array."""
+        return arr
+
+    # -- the engine
+    def compile(self, graph, plan_memory: bool = True, **options) -> Executable:
+        """``plan_memory=False`` skips the arena: arrays are allocated as the graph runs."""
+        self.check(graph.roots())
+        return self.executable(graph, self, self.kernel_attr, plan_memory=plan_memory)
+
+    def evaluate(self, nodes, **options) -> list:
         """Evaluate nodes outside a compiled graph; results are memoised by
-        structural key and returned read-only (they may be shared)."""
+        structural key (the NumPy engine returns them read-only: they may be shared)."""
         results = [self.cache.get(n.key) for n in nodes]
         todo = list({id(n): n for n, r in zip(nodes, results) if r is None}.values())
         if todo:
+            self.check(todo)
             known = self._known(todo)
             prog = Program(todo, self.kernel_attr, self.name, known=known)
             values = [None] * len(prog.order)
             for k, n in prog.leaves.items():
                 values[k] = self._leaf_value(n, known)
-            prog.run(values)
+            with use(self.device):
+                prog.run(values)
             done = {}
             for n in todo:
-                arr = np.asarray(values[prog.slot[id(n)]], dtype=n.dtype)
-                if arr.flags.writeable:
-                    arr = arr if arr.base is None and arr.flags.owndata else arr.copy()
-                    arr.flags.writeable = False
+                arr = self._result(values[prog.slot[id(n)]], n)
                 self.cache.put(n.key, arr)
                 done[id(n)] = arr
             results = [done[id(n)] if r is None else r for n, r in zip(nodes, results)]
-        return results
+        return [self._deliver(r, **options) for r in results]
 
     def _known(self, roots) -> dict:
         """Nodes below the roots whose values are cached already."""
@@ -59,11 +84,27 @@ class NumpyEngine:
                     known[id(n)] = hit
         return known
 
-    @staticmethod
-    def _leaf_value(n, known: dict):
+    def _leaf_value(self, n, known: dict):
         if n.op == "placeholder":
             raise FgraphError(f"placeholder {n.name!r} has no value: evaluate through "
                               f"fgraph.compile(graph)(**feeds) (made at {format_location(n.where)})")
         if n.op == "variable":
-            return n.param("value").array
+            return self.device.asarray(n.param("value").array)
         return known[id(n)]
+
+
+class NumpyEngine(ArrayEngine):
+    """The embedded CPU engine: NumPy kernels on host memory."""
+
+    name = "numpy"
+    kernel_attr = "numpy_kernel"
+
+    def __init__(self, cache_bytes: int = 256 << 20):
+        super().__init__(NumpyDevice(), cache_bytes)
+
+    def _result(self, value, node):
+        arr = np.asarray(value, dtype=node.dtype)
+        if arr.flags.writeable:
+            arr = arr if arr.base is None and arr.flags.owndata else arr.copy()
+            arr.flags.writeable = False
+        return arr

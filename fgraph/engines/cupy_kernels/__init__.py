@@ -1,0 +1,46 @@
+"""CuPy kernels, attached to the ops as ``cupy_kernel`` / ``cupy_out_kernel``.
+
+Kernels are written once against the array module where NumPy and CuPy
+agree, and specialised where they differ.  Every op has one route (the
+table is ``support.COVERAGE``; ``support.table()`` lists it):
+
+=============  =============================================================
+route          ops
+=============  =============================================================
+dispatch       the NumPy kernel runs on CuPy arrays (NumPy's
+               ``__array_ufunc__``/``__array_function__`` protocols hand the
+               call to CuPy): all 85 ufuncs (out-forms too, but divmod/modf/
+               frexp copy), where, clip, fix, real, imag, fma, adagrad,
+               literal; reshape, transpose, broadcast_to, flip, concatenate;
+               tril, triu, meshgrid; searchsorted; matmul, dot, vdot, inner,
+               outer, tensordot, kron, trace, diagonal, cross, det, slogdet,
+               inv, solve, eigh, eigvalsh, matrix_power, qr, norm, tensorinv,
+               tensorsolve; sort_complex
+cupy           a kernel of its own, written against ``xp()``: fused and
+               fused_reduce (generated CUDA, ``codegen``), constant, round,
+               astype; zeros, ones, full, arange (NumPy's fill recipe), eye,
+               tri, indices, linspace/logspace/geomspace/linspace_step (NumPy
+               on the host, uploaded); every reduction and scan (CuPy has no
+               ``initial=``/``where=``; count_nonzero, average,
+               cumulative_*); slice_axis, repeat; slice, advanced_index, take,
+               take_along_axis, choose, select, unravel_index,
+               ravel_multi_index, scatter_add (bounds checked: CuPy wraps
+               out-of-range indices); einsum, matrix_transpose, vecdot, matvec,
+               vecmat, cholesky, svd, pinv, matrix_rank, cond, vector_norm,
+               multi_dot; sort, argsort, partition, argpartition, lexsort,
+               median, percentile, quantile and their nan- forms
+unsupported    eig and eigvals where CuPy has no ``linalg.eig``; per node:
+               where= on mean/var/std (and nan- forms), max/min where=
+               without initial=, weighted quantiles, quantile methods CuPy
+               lacks, average with weights shaped unlike the array
+=============  =============================================================
+
+A ``dispatch``/``cupy`` entry may name what the array module must have
+(``needs``): compiling checks it against the installed CuPy, so a missing
+function fails at compile time, naming the op.
+"""
+from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
+from . import creation, elementwise, fused, indexing, linalg, movement, reduction, sorting  # noqa: F401
+from .support import COVERAGE, Support, check_graph, refusal, table
+
+__all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]
