@@ -169,10 +169,7 @@ def host():
 
 @pytest.mark.parametrize("name, fn, arrays, rtol, ref", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("optimise", [False, True], ids=["raw", "optimised"])
-def test_cupy_kernels_on_the_numpy_device(host, request, name, fn, arrays, rtol, ref, optimise):
-    if name == "multi-output" and optimise:  # the NumPy engine's own fused kernel fails the same way
-        request.applymarker(pytest.mark.xfail(reason="numpy_kernels/fused.py drops the 'output' param of "
-                                                     "divmod/modf/frexp inside fused groups (core bug)"))
+def test_cupy_kernels_on_the_numpy_device(host, name, fn, arrays, rtol, ref, optimise):
     g, _ = _lazy(name, fn, arrays)
     if optimise:
         g = fgraph.optimise(g)

@@ -333,3 +333,14 @@ def test_fusing_reductions_never_duplicates_the_graph():
     zz = zz - np.max(zz, axis=-1, keepdims=True)
     ee = np.exp(zz)
     assert_same(fgraph.compile(g2)(s=v, w=wv), np.sum(ee / np.sum(ee, axis=-1, keepdims=True) * 3, axis=-1))
+
+
+def test_multi_output_ufuncs_inside_a_fused_group():
+    # divmod/modf pick one result by their "output" param: the fused kernel must keep it
+    a = np.random.default_rng(0).uniform(-10, 10, 300_000)
+    x = fnp.placeholder(a.shape, "float64", name="x")
+    g = fgraph.optimise(fgraph.Graph(fnp.divmod(x, 0.75)[1] + fnp.modf(x)[0] * fnp.frexp(x)[0]))
+    assert any(n.op == "fused" for n in g.nodes())
+    exe = fgraph.compile(g)
+    for _ in range(12):  # every strategy the tuner tries
+        np.testing.assert_array_equal(exe(x=a), np.divmod(a, 0.75)[1] + np.modf(a)[0] * np.frexp(a)[0])

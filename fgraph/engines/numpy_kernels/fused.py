@@ -1,16 +1,23 @@
 """NumPy kernels for fused element-wise groups, fma and adagrad.
 
 A fused group runs as straight-line ufunc calls generated once per
-expression.  Three strategies, chosen per (expression, shape) by measuring
-the first calls (all give identical values: element-wise work is not
-reordered):
+expression, or as generated C (native.py).  Strategies, chosen per
+(expression, shape, input dtypes) by measuring the first calls (all give
+identical values: element-wise work is not reordered, and native code runs
+NumPy's own loops for every op it cannot write exactly in C):
 
 - ``whole``: the ufunc chain over whole arrays, temporaries reused by
   liveness (small arrays: no chunking overhead);
 - ``blocked``: the chain over cache-sized chunks (~32K values) writing into a
   few small reused buffers, so intermediates stay in cache;
 - ``threaded``: the blocked chain with chunks shared among threads (NumPy
-  releases the GIL inside ufunc loops).
+  releases the GIL inside ufunc loops);
+- ``native`` / ``native_threaded``: one generated C loop over the output
+  (on the calling thread, or shared with helper threads), when the
+  expression has a native form and a C compiler is present.  It compiles in
+  the background: until it is ready the other strategies keep being
+  measured, so compile time never counts in a trial
+  (``native.STATS["compile_s"]`` has it).
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from . import native
 from .elementwise import out_form
 from ...types import attr_table, set_attr
 
@@ -74,8 +82,7 @@ class Compiled:
             lines.append("    " + "".join(f"b{k}, " for k in range(len(self.buffer_dtypes))) + "= bufs")
         for t, (op, args, params, dt) in enumerate(expr):
             names[f"f{t}"] = out_form(op, dict(params))
-            kw = dict(params)
-            kw.pop("output", None)
+            kw = dict(params)  # a multi-output ufunc's "output" picks its result
             extra = "".join(f", {k}=p{t}_{k}" for k in kw)
             for k, v in kw.items():
                 names[f"p{t}_{k}"] = v
@@ -117,6 +124,15 @@ def _executor() -> ThreadPoolExecutor:
     if _pool is None:
         _pool = ThreadPoolExecutor(_threads(), thread_name_prefix="fgraph-fused")
     return _pool
+
+
+def _forget_pool():
+    global _pool
+    _pool = None  # its threads did not survive fork(): the child makes its own
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def compiled(expr: tuple, n_inputs: int) -> Compiled:
@@ -185,7 +201,27 @@ def _threaded(c, ins, out):
     return out
 
 
-STRATEGIES = {"whole": _whole, "blocked": _blocked, "threaded": _threaded}
+def _native(c, ins, out):
+    return out if native.run(c.expr, ins, out, 1) else _blocked(c, ins, out)
+
+
+def _native_threaded(c, ins, out):
+    return out if native.run(c.expr, ins, out, _threads()) else _threaded(c, ins, out)
+
+
+STRATEGIES = {"whole": _whole, "blocked": _blocked, "threaded": _threaded, "native": _native,
+              "native_threaded": _native_threaded}
+_NATIVE = ("native", "native_threaded")
+
+
+def _candidates(c, ins, out) -> dict:
+    """The strategies worth measuring for this call: ``whole`` only while
+    its temporaries fit a cache, native ones when the expression has a
+    native form (compiling starts here, in the background)."""
+    names = [s for s in STRATEGIES if (s != "whole" or out.size <= WHOLE_MAX) and s not in _NATIVE]
+    if native.status(c.expr, ins, out) != "no":
+        names += ["native"] + (["native_threaded"] if _threads() > 1 else [])
+    return {name: [] for name in names}
 
 
 def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
@@ -203,20 +239,32 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
     choice = _choice.get(key)
     if isinstance(choice, str):
         return STRATEGIES[choice](c, ins, out)
-    # measure: run each candidate _TRIALS times, interleaved, then keep the fastest
-    if choice is None:
-        choice = {name: [] for name in STRATEGIES if name != "whole" or size <= WHOLE_MAX}
-    timings = choice
-    name = min(timings, key=lambda s: len(timings[s]))
+    # measure: run each candidate _TRIALS times, interleaved, then keep the
+    # fastest; native candidates join once compiled, leave if that fails
+    timings = _candidates(c, ins, out) if choice is None else choice
+    state = native.status(c.expr, ins, out) if any(s in timings for s in _NATIVE) else "no"
+    if state == "no":
+        for s in _NATIVE:
+            timings.pop(s, None)
+        if not timings:  # native won against every other, then became unavailable
+            timings["blocked"] = []
+    ready = [s for s in timings if state == "ready" or s not in _NATIVE]
+    if not ready:  # only native left, and this call's layout is still compiling
+        return _blocked(c, ins, out)
+    name = min(ready, key=lambda s: len(timings[s]))
     t0 = time.perf_counter()
     STRATEGIES[name](c, ins, out)
     timings[name].append(time.perf_counter() - t0)
+    # a candidate twice as slow as the best, twice measured (the first call
+    # pays one-time costs), is out: the choice settles in fewer calls
+    best = min(min(v) for v in timings.values() if v)
+    for s in [s for s, v in timings.items() if len(v) >= 2 and min(v) > 2 * best]:
+        del timings[s]
     if all(len(v) >= _TRIALS for v in timings.values()):
         _choice[key] = min(timings, key=lambda s: min(timings[s]))
     else:
         _choice[key] = timings
     return out
-
 
 
 def _fma_into(a, b, c, out):
@@ -235,7 +283,10 @@ def _adagrad_into(x, g, cache, lr, eps, out):
 
 def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sources=(), out=None):
     """An element-wise expression reduced over its trailing ``axis``, a
-    block of whole rows at a time: each row sees NumPy's own reduction."""
+    block of whole rows at a time: each row sees NumPy's own reduction.
+    (Native code for the blocks' values did not pay when measured on this
+    2-core machine: with the reduction and a native call per block counted,
+    the ufunc chain over cache-sized blocks was as fast.)"""
     c = compiled(expr, len(ins))
     fn = getattr(np, reduce)
     kw = {} if dtype is None else {"dtype": dtype}
