@@ -3,7 +3,7 @@ stable descending order), partition, argpartition, lexsort, sort_complex,
 median/percentile/quantile and their nan- versions, and the refusals."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fgraph
@@ -186,6 +186,8 @@ def test_percentile_and_quantile(name, data):
                             hnp.arrays(data.draw(st.sampled_from(FLOAT_DTYPES)), shapes(max_dims=2, max_side=3),
                                        elements=st.floats(0, top, width=32))))
     axis = axis_arg(data.draw, a)
+    if nan:  # an all-NaN slice gets the input's dtype from NumPy (data-dependent); fgraph keeps the usual one
+        assume(not np.isnan(a).all(axis=axis).any())
     method = data.draw(st.sampled_from(METHODS))
     keepdims = data.draw(st.booleans())
     fn = getattr(np, name).__name__

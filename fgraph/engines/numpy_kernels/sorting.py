@@ -33,8 +33,15 @@ def _argsort(x, axis, kind, stable, descending):
 
 def _order_stat(name):
     def kernel(a, *rest, axis, keepdims, method=None, weighted=False):
-        return order_stat_call(name, a, rest[0] if rest else None, rest[1] if weighted else None, axis, keepdims,
-                               method)
+        q = rest[0] if rest else None
+        r = order_stat_call(name, a, q, rest[1] if weighted else None, axis, keepdims, method)
+        a = np.asarray(a)
+        if name.startswith("nan") and a.dtype.kind in "fc" and np.isnan(a).any():
+            # NumPy gives an all-NaN slice the input's dtype (a data-dependent dtype);
+            # the graph keeps the one every other input gets
+            usual = order_stat_call(name, np.zeros(1, a.dtype), q, None, None, False, method)
+            r = np.asarray(r).astype(np.asarray(usual).dtype, copy=False)
+        return r
     return kernel
 
 
