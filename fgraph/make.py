@@ -34,7 +34,7 @@ def make(engine: str = "numpy", dtype=None, **options) -> types.ModuleType:
                 setattr(bound, name, _bind(obj, st) if isinstance(obj, types.FunctionType) else obj)
             bound.__all__ = list(getattr(src, "__all__", ()))
             setattr(mod, sub, bound)
-    mod.stack = st
+    mod.__fgraph_stack__ = st  # not `stack`: that is numpy.stack
     st.namespace = mod
     return mod
 

@@ -214,3 +214,8 @@ def test_eval_of_placeholder_explains():
     x = fnp.placeholder((2,), name="x")
     with pytest.raises(fgraph.FgraphError, match=r"placeholder 'x' has no value.*fgraph.compile"):
         (x + 1).eval()
+
+
+def test_make_namespace_keeps_numpy_stack():
+    ns = fgraph.make(engine="numpy", dtype="float32")
+    np.testing.assert_array_equal(ns.stack([ns.arange(2), ns.arange(2)]).eval(), np.stack([np.arange(2)] * 2))
