@@ -21,7 +21,6 @@ import pytest
 from hypothesis import settings
 
 import fgraph
-import fgraph.numpy as fnp
 import oracle
 
 CHUNKS = 2
