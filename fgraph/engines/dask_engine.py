@@ -33,7 +33,7 @@ from ..errors import FgraphError, format_location
 from ..symbol import error_at, make_node, no_gc, topological
 from ..types import attr_table, get_attr
 from . import dask_lowering as lowering
-from .executable import Executable
+from .executable import Runner
 from .program import may_alias
 
 _LOWERINGS = attr_table("dask_lowering")
@@ -199,20 +199,16 @@ def _frozen(arr):
     return arr
 
 
-class DaskExecutable(Executable):
+class DaskExecutable(Runner):
     """A graph compiled for the Dask engine: the same interface as the NumPy
     engine's executable (feeds checked by the same code), results computed
     by dask.  Variables hold NumPy arrays (dask arrays with ``compute=False``)."""
 
     def __init__(self, graph, engine, chunks=None, client=None, compute=True):
-        # Executable.__init__ plans an arena and NumPy kernels: not called.
-        # Its feed checks need _device, _placeholders, _feed_order and the
-        # variable names (_buffers; _state in older versions).
         self.graph = graph
         self.engine = engine
         self._device = _Host()
         self._lock = threading.Lock()
-        self._plan = self._arena = None
         self._ctx = lowering.Context(chunks)
         self._client = client
         self._compute = bool(compute)
@@ -229,7 +225,12 @@ class DaskExecutable(Executable):
 
     def _set_state(self, values: dict) -> None:
         self._values = values
-        self._buffers = self._state = values  # the names the shared feed checks look up
+        self._variable_names = frozenset(values)
+
+    @property
+    def memory(self):
+        """None: dask allocates per block; there is no arena to report."""
+        return None
 
     @property
     def variables(self) -> Mapping[str, Any]:

@@ -23,8 +23,85 @@ from .arena import ArenaPlan
 from .program import Program, may_alias
 
 
-class Executable:
-    """A graph compiled for one engine.  ``exe(*feeds, **feeds)`` runs one step."""
+class Runner:
+    """What every compiled graph shares, whatever runs it: ``exe(*feeds,
+    **feeds)`` and ``exe.run(steps)``, with feeds checked against their
+    placeholders before anything runs.  A subclass sets ``graph``,
+    ``_device`` (for its array module), ``_lock``, ``_placeholders``,
+    ``_feed_order`` and ``_variable_names``, and implements ``_step``."""
+
+    @property
+    def inputs(self) -> list[str]:
+        """Placeholder names, in the order positional feeds fill them."""
+        return list(self._feed_order)
+
+    def __call__(self, *args, **feeds):
+        """Evaluate once with these feeds, apply the updates, return the results."""
+        bound = self._bind(args, feeds)
+        with self._lock:
+            return self._step(bound)
+
+    def run(self, steps: int = 1, *args, **feeds):
+        """Run ``steps`` evaluations with the same feeds; returns the last results."""
+        if int(steps) < 1:
+            raise error_at(FgraphError, "run", f"steps must be >= 1, got {steps}")
+        bound = self._bind(args, feeds)
+        result = None
+        with self._lock:
+            for _ in range(int(steps)):
+                result = self._step(bound)
+        return result
+
+    def _bind(self, args, feeds) -> dict:
+        where = user_location(3)
+        if len(args) > len(self._feed_order):
+            raise error_at(FgraphError, "feed", f"{len(args)} positional feeds given, the graph has "
+                                                f"{len(self._feed_order)} placeholder(s) {self._feed_order}", where)
+        named = dict(zip(self._feed_order, args))
+        for k, v in feeds.items():
+            if k in named:
+                raise error_at(FgraphError, "feed", f"placeholder {k!r} is fed twice", where)
+            named[k] = v
+        unknown = [k for k in named if k not in self._placeholders]
+        if unknown:
+            hint = " (variables are set with exe.assign)" if any(k in self._variable_names for k in unknown) else ""
+            raise error_at(FgraphError, "feed", f"unknown feed name(s) {unknown}; placeholders: "
+                                                f"{self._feed_order}{hint}", where)
+        missing = [k for k in self._feed_order if k not in named]
+        if missing:
+            raise error_at(FgraphError, "feed", f"missing feed(s) for placeholder(s) {missing}", where)
+        bound = {}
+        for name, value in named.items():
+            ph = self._placeholders[name]
+            arr = self._check_feed(ph, value, where)
+            bound[name] = arr
+        return bound
+
+    def _check_feed(self, ph, value, where):
+        xp = self._device.xp
+        if isinstance(value, (list, tuple, int, float, bool, complex)):
+            arr = np.asarray(value)
+            if arr.dtype != ph.dtype and np.can_cast(arr.dtype, ph.dtype, "same_kind"):
+                arr = arr.astype(ph.dtype)
+            value = arr
+        if not hasattr(value, "shape") or not hasattr(value, "dtype"):
+            raise error_at(DTypeError, "feed", f"placeholder {ph.name!r} was fed a {type(value).__name__}, "
+                                               "not an array", where)
+        if tuple(value.shape) != ph.shape:
+            raise error_at(ShapeError, "feed", f"placeholder {ph.name!r} expects shape {ph.shape}, "
+                                               f"got {tuple(value.shape)}", where)
+        if value.dtype != ph.dtype:
+            raise error_at(DTypeError, "feed", f"placeholder {ph.name!r} expects dtype {ph.dtype}, "
+                                               f"got {value.dtype}", where)
+        return self._device.asarray(value) if not isinstance(value, xp.ndarray) else value
+
+    def _step(self, bound: dict):
+        raise NotImplementedError
+
+
+class Executable(Runner):
+    """A graph compiled for an array engine (NumPy, CuPy): one arena and a
+    program of kernels.  ``exe(*feeds, **feeds)`` runs one step."""
 
     def __init__(self, graph: Graph, engine, kernel_attr: str, plan_memory: bool = True):
         self.graph = graph
@@ -68,6 +145,7 @@ class Executable:
                 self._fill.append((k, "state", n.name))
         self._template = template
         self._buffer_ids = {id(b) for b in self._buffers.values()}
+        self._variable_names = frozenset(self._buffers)
         # constants' frozen arrays: outputs that alias them are copied
         self._constant_ids = frozenset(id(n.param("value").array) for n in prog.order if n.op == "constant")
 
@@ -83,28 +161,6 @@ class Executable:
         """The variables' current values: read-only views of the state, which
         later steps update in place (copy one to keep a snapshot)."""
         return self._state
-
-    @property
-    def inputs(self) -> list[str]:
-        """Placeholder names, in the order positional feeds fill them."""
-        return list(self._feed_order)
-
-    def __call__(self, *args, **feeds):
-        """Evaluate once with these feeds, apply the updates, return the results."""
-        bound = self._bind(args, feeds)
-        with self._lock:
-            return self._step(bound)
-
-    def run(self, steps: int = 1, *args, **feeds):
-        """Run ``steps`` evaluations with the same feeds; returns the last results."""
-        if int(steps) < 1:
-            raise error_at(FgraphError, "run", f"steps must be >= 1, got {steps}")
-        bound = self._bind(args, feeds)
-        result = None
-        with self._lock:
-            for _ in range(int(steps)):
-                result = self._step(bound)
-        return result
 
     def assign(self, **values) -> None:
         """Set variables by name (shape and dtype must match)."""
@@ -123,49 +179,6 @@ class Executable:
                 old[...] = arr
 
     # -- internals
-    def _bind(self, args, feeds) -> dict:
-        where = user_location(3)
-        if len(args) > len(self._feed_order):
-            raise error_at(FgraphError, "feed", f"{len(args)} positional feeds given, the graph has "
-                                                f"{len(self._feed_order)} placeholder(s) {self._feed_order}", where)
-        named = dict(zip(self._feed_order, args))
-        for k, v in feeds.items():
-            if k in named:
-                raise error_at(FgraphError, "feed", f"placeholder {k!r} is fed twice", where)
-            named[k] = v
-        unknown = [k for k in named if k not in self._placeholders]
-        if unknown:
-            hint = " (variables are set with exe.assign)" if any(k in self._buffers for k in unknown) else ""
-            raise error_at(FgraphError, "feed", f"unknown feed name(s) {unknown}; placeholders: "
-                                                f"{self._feed_order}{hint}", where)
-        missing = [k for k in self._feed_order if k not in named]
-        if missing:
-            raise error_at(FgraphError, "feed", f"missing feed(s) for placeholder(s) {missing}", where)
-        bound = {}
-        for name, value in named.items():
-            ph = self._placeholders[name]
-            arr = self._check_feed(ph, value, where)
-            bound[name] = arr
-        return bound
-
-    def _check_feed(self, ph, value, where):
-        xp = self._device.xp
-        if isinstance(value, (list, tuple, int, float, bool, complex)):
-            arr = np.asarray(value)
-            if arr.dtype != ph.dtype and np.can_cast(arr.dtype, ph.dtype, "same_kind"):
-                arr = arr.astype(ph.dtype)
-            value = arr
-        if not hasattr(value, "shape") or not hasattr(value, "dtype"):
-            raise error_at(DTypeError, "feed", f"placeholder {ph.name!r} was fed a {type(value).__name__}, "
-                                               "not an array", where)
-        if tuple(value.shape) != ph.shape:
-            raise error_at(ShapeError, "feed", f"placeholder {ph.name!r} expects shape {ph.shape}, "
-                                               f"got {tuple(value.shape)}", where)
-        if value.dtype != ph.dtype:
-            raise error_at(DTypeError, "feed", f"placeholder {ph.name!r} expects dtype {ph.dtype}, "
-                                               f"got {value.dtype}", where)
-        return self._device.asarray(value) if not isinstance(value, xp.ndarray) else value
-
     def _step(self, bound: dict):
         prog = self._program
         values = list(self._template)
