@@ -93,20 +93,36 @@ class Compiled:
         exec(compile("\n".join(lines), f"<fused {len(expr)} ops>", "exec"), names)
         self.source = "\n".join(lines)
         self.chunk = names["chunk"]
-        self._scratch: dict = {}
 
     def scratch(self, n: int, result: bool = False) -> list[np.ndarray]:
-        """Flat temporaries of ``n`` values, kept per thread and reused, so a
-        steady-state run allocates nothing (``result``: one more, of the
-        expression's own dtype, as the last)."""
-        key = (threading.get_ident(), n, result)
-        bufs = self._scratch.get(key)
-        if bufs is None:
-            if len(self._scratch) > 16:
-                self._scratch.clear()
-            dtypes = self.buffer_dtypes + ([np.dtype(self.expr[-1][3])] if result else [])
-            bufs = self._scratch[key] = [np.empty(n, dt) for dt in dtypes]
-        return bufs
+        """Flat temporaries of ``n`` values (``result``: one more, of the
+        expression's own dtype, as the last), from the calling thread's pool."""
+        dtypes = self.buffer_dtypes + ([np.dtype(self.expr[-1][3])] if result else [])
+        return _scratch(dtypes, n)
+
+
+_pools = threading.local()
+
+
+def _scratch(dtypes: list, n: int) -> list[np.ndarray]:
+    """``n``-value buffers of these dtypes, reused by every fused kernel that
+    runs on this thread (one kernel runs at a time on a thread), so a
+    steady-state run allocates nothing and the buffers cost the largest
+    request, not one set per expression."""
+    pool = getattr(_pools, "bufs", None)
+    if pool is None:
+        pool = _pools.bufs = {}
+    taken: dict = {}
+    out = []
+    for dt in dtypes:
+        j = taken[dt] = taken.get(dt, -1) + 1
+        bufs = pool.setdefault(dt, [])
+        if j == len(bufs):
+            bufs.append(np.empty(n, dt))
+        elif bufs[j].size < n:
+            bufs[j] = np.empty(n, dt)
+        out.append(bufs[j][:n])
+    return out
 
 
 _compiled: dict = {}
