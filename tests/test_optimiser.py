@@ -344,3 +344,15 @@ def test_multi_output_ufuncs_inside_a_fused_group():
     exe = fgraph.compile(g)
     for _ in range(12):  # every strategy the tuner tries
         np.testing.assert_array_equal(exe(x=a), np.divmod(a, 0.75)[1] + np.modf(a)[0] * np.frexp(a)[0])
+
+
+def test_folding_works_before_anything_was_compiled():
+    # the NumPy kernels that folding runs are attached on import: a fresh process must fold too
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, fgraph, fgraph.numpy as fnp\n"
+            "c = fnp.asarray(np.arange(64, dtype=np.float32)); x = fnp.placeholder((3, 64), 'float32')\n"
+            "print(sorted(n.op for n in fgraph.optimise(fgraph.Graph(x * fnp.reshape(c, (1, 64)))).nodes()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['constant', 'multiply', 'placeholder']"

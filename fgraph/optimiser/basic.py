@@ -64,6 +64,8 @@ def fold_constants(graph: Graph) -> Graph:
 
 def fold_step():
     """A per-node step: fold the node if its inputs are all constants."""
+    from ..engines import numpy_kernels  # noqa: F401  (folding runs them; attached on import)
+
     kernels = attr_table("numpy_kernel")
     stateful = attr_table("stateful")
 
