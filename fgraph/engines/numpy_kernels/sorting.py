@@ -36,9 +36,10 @@ def _order_stat(name):
         q = rest[0] if rest else None
         r = order_stat_call(name, a, q, rest[1] if weighted else None, axis, keepdims, method)
         a = np.asarray(a)
-        if name.startswith("nan") and a.dtype.kind in "fc" and np.isnan(a).any():
-            # NumPy gives an all-NaN slice the input's dtype (a data-dependent dtype);
-            # the graph keeps the one every other input gets
+        if a.dtype.kind in "fc" and np.isnan(a).any():
+            # NumPy returns a NaN slice's (nan-functions: an all-NaN slice's) value
+            # in the input's dtype: a data-dependent dtype; the graph keeps the one
+            # every other input gets
             usual = order_stat_call(name, np.zeros(1, a.dtype), q, None, None, False, method)
             r = np.asarray(r).astype(np.asarray(usual).dtype, copy=False)
         return r
