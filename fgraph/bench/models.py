@@ -376,10 +376,10 @@ def child(variant: str, net: str, batch: int, runs: int, repeats: int) -> dict:
 
 def fused_scratch_bytes() -> int:
     """Bytes the fused element-wise kernels keep between runs (their
-    per-expression temporaries; not in the arena)."""
+    per-thread scratch pools; not in the arena)."""
     from ..engines.numpy_kernels import fused
 
-    return sum(b.nbytes for c in fused._compiled.values() for bufs in c._scratch.values() for b in bufs)
+    return fused.scratch_bytes()
 
 
 def _ort_families(net, batch, threads, runs: int = 5) -> dict:

@@ -102,6 +102,12 @@ class Compiled:
 
 
 _pools = threading.local()
+_all_pools: list = []  # every thread's pool, for scratch_bytes()
+
+
+def scratch_bytes() -> int:
+    """Bytes the fused kernels keep between runs in their scratch pools."""
+    return sum(b.nbytes for pool in list(_all_pools) for bufs in list(pool.values()) for b in bufs)
 
 
 def _scratch(dtypes: list, n: int) -> list[np.ndarray]:
@@ -112,6 +118,8 @@ def _scratch(dtypes: list, n: int) -> list[np.ndarray]:
     pool = getattr(_pools, "bufs", None)
     if pool is None:
         pool = _pools.bufs = {}
+        with _lock:
+            _all_pools.append(pool)
     taken: dict = {}
     out = []
     for dt in dtypes:
