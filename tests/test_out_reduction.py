@@ -102,9 +102,12 @@ def run_both(t, inplace_check=False):
                 _compare(out, want)
             for x, b in zip(ins, before):  # inputs untouched
                 np.testing.assert_array_equal(x, b, strict=True)
+        spec = fgraph.attr_table("inplace").get(node.op) if inplace_check else None
         if inplace_check:
             x = args[0]
-            assert node.op in fgraph.attr_table("inplace")
+            assert spec is not None
+            if (callable(spec) and not spec(node)) or not isinstance(x, np.ndarray):
+                return  # not in place for this node (a complex scan)
             if isinstance(x, np.ndarray) and x.shape == node.shape and x.itemsize == node.dtype.itemsize:
                 buf = x.copy()  # the planner pairs same shape and item size; the dtype may differ
                 out = buf.view(node.dtype)
@@ -298,7 +301,12 @@ def test_nanarg_all_nan_raises_in_both():
 def test_scans_declare_inplace_and_reductions_do_not():
     inplace = fgraph.attr_table("inplace")
     for op in SCAN + ["cumulative_sum", "cumulative_prod"]:
-        assert inplace[op] == (0,)
+        spec = inplace[op]
+        if callable(spec):  # complex scans are not in place (NumPy rounds overlapping complex products differently)
+            assert spec(getattr(fnp, op)(fnp.ones(3)).node) == (0,)
+            assert spec(getattr(fnp, op)(fnp.ones(3, "complex64")).node) == ()
+        else:
+            assert spec == (0,)
     for op in REDUCE + ARG + ["count_nonzero", "average"]:
         assert op not in inplace
 

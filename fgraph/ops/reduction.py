@@ -153,13 +153,19 @@ def _rule(op: str):
     return rule
 
 
+def _scan_inplace(node) -> tuple:
+    return () if node.dtype.kind == "c" else (0,)
+
+
 for _n, (_fn, _kind, _) in SPEC.items():
     if _kind in ("reduce", "arg"):
         defop(_n, _rule(_n), f"numpy.{_n}", reduction=True, nin=1)
     else:
         # inplace: a scan's output may overwrite its input (same shape; the
-        # out-kernel reads element i before writing it, or copies, then accumulates in place)
-        defop(_n, _rule(_n), f"numpy.{_n}", scan=True, nin=1, inplace=(0,))
+        # out-kernel reads element i before writing it, or copies, then accumulates
+        # in place); not complex: NumPy's complex multiply rounds differently when
+        # its output overlaps its input (an ulp in cumprod)
+        defop(_n, _rule(_n), f"numpy.{_n}", scan=True, nin=1, inplace=_scan_inplace)
 
 
 # ---------------------------------------------------------------- building nodes
