@@ -29,6 +29,20 @@ class ResultCache:
         """The cached array or None, without counting a hit or a miss."""
         return self._items.get(key)
 
+    def known_below(self, roots) -> dict:
+        """id(node) -> cached value, for the nodes strictly below ``roots`` that
+        are cached already (an evaluation need not descend past them)."""
+        from .symbol import topological
+
+        root_ids = {id(r) for r in roots}
+        known = {}
+        for n in topological(roots):
+            if n.inputs and id(n) not in root_ids:
+                hit = self.peek(n.key)
+                if hit is not None:
+                    known[id(n)] = hit
+        return known
+
     def put(self, key, arr: np.ndarray) -> None:
         if arr.nbytes > self.max_bytes or key in self._items:
             return

@@ -30,11 +30,11 @@ import numpy as np
 
 from ..cache import ResultCache
 from ..errors import FgraphError, format_location
-from ..symbol import error_at, make_node, no_gc, topological
+from ..symbol import error_at, make_node, no_gc
 from ..types import attr_table, get_attr
 from . import dask_lowering as lowering
 from .executable import Runner
-from .program import may_alias
+from .program import may_alias, order_below
 
 _LOWERINGS = attr_table("dask_lowering")
 _LEAVES = ("placeholder", "variable")
@@ -72,7 +72,7 @@ class Lowered:
         self.known = known or {}
         self.roots = list(roots)
         with no_gc():
-            self.order = _order(self.roots, self.known)
+            self.order = order_below(self.roots, self.known)
         self.steps = []
         for n in self.order:
             if id(n) in self.known or n.op in _LEAVES:
@@ -115,30 +115,6 @@ def _checked(node, out):
 
 def _as_array(value, node):
     return value if isinstance(value, da.Array) else lowering.as_dask(value, node)
-
-
-def _order(roots, known):
-    """Topological order that stops at ``known`` nodes (iterative)."""
-    if not known:
-        return topological(roots)
-    order, seen = [], set()
-    for r in roots:
-        if id(r) in seen:
-            continue
-        seen.add(id(r))
-        stack = [(r, 0)]
-        while stack:
-            node, i = stack[-1]
-            ins = () if id(node) in known else node.inputs
-            if i < len(ins):
-                stack[-1] = (node, i + 1)
-                if id(ins[i]) not in seen:
-                    seen.add(id(ins[i]))
-                    stack.append((ins[i], 0))
-            else:
-                stack.pop()
-                order.append(node)
-    return order
 
 
 def fuse_reductions(graph):
@@ -340,7 +316,7 @@ class DaskEngine:
         results = [self.cache.get(n.key) for n in nodes]
         todo = list({id(n): n for n, r in zip(nodes, results) if r is None}.values())
         if todo:
-            known = self._known(todo)
+            known = self.cache.known_below(todo)
             low = Lowered(todo, known)
             arrays = low.build(lowering.Context(chunks), lambda n: self._leaf_value(n, known))
             done = {}
@@ -353,17 +329,6 @@ class DaskEngine:
                 done[id(n)] = arr
             results = [done[id(n)] if r is None else r for n, r in zip(nodes, results)]
         return results
-
-    def _known(self, roots) -> dict:
-        """Nodes below the roots whose values are cached already."""
-        root_ids = {id(r) for r in roots}
-        known = {}
-        for n in topological(roots):
-            if n.inputs and id(n) not in root_ids:
-                hit = self.cache.peek(n.key)
-                if hit is not None:
-                    known[id(n)] = hit
-        return known
 
     @staticmethod
     def _leaf_value(n, known: dict):

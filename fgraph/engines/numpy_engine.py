@@ -73,16 +73,7 @@ class ArrayEngine:
 
     def _known(self, roots) -> dict:
         """Nodes below the roots whose values are cached already."""
-        from ..symbol import topological
-
-        root_ids = {id(r) for r in roots}
-        known = {}
-        for n in topological(roots):
-            if n.inputs and id(n) not in root_ids:
-                hit = self.cache.peek(n.key)
-                if hit is not None:
-                    known[id(n)] = hit
-        return known
+        return self.cache.known_below(roots)
 
     def _leaf_value(self, n, known: dict):
         if n.op == "placeholder":

@@ -30,7 +30,7 @@ class Program:
         ``<kernel_attr>``-out kernel (``out_kernel(*inputs, out=..., **params)``)."""
         known = known or {}
         outs = outs or {}
-        order = list(order) if order is not None else _order(roots, known)
+        order = list(order) if order is not None else order_below(roots, known)
         slot = {id(n): k for k, n in enumerate(order)}
         root_slots = {slot[id(r)] for r in roots}
         last_use = {}
@@ -105,7 +105,7 @@ class Program:
                                  f"{node.dtype}{list(node.shape)} (node made at {format_location(node.where)})")
 
 
-def _order(roots: Sequence[Node], known: Mapping[int, object]) -> list[Node]:
+def order_below(roots: Sequence[Node], known: Mapping[int, object]) -> list[Node]:
     """Topological order that does not descend below ``known`` nodes."""
     if not known:
         return topological(roots)
