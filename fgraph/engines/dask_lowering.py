@@ -915,11 +915,9 @@ class SpaceBlock:
         self.op, self.num, self.endpoint, self.dtype, self.axis = op, num, endpoint, np.dtype(dtype), axis
 
     def __call__(self, rows, start, stop, base=None):
-        from .numpy_kernels.creation import _Space
-
         n = rows.shape[0]
         a = int(rows[0]) if n else 0
-        y = self._rows(_Space, a, n, start, stop, base)
+        y = self._rows(a, n, start, stop, base)
         if y is None:  # NumPy's own call, then the block
             kw = dict(num=self.num, endpoint=self.endpoint, dtype=self.dtype, axis=0)
             full = getattr(np, self.op)(start, stop, base=base, **kw) if self.op == "logspace" else \
@@ -927,51 +925,17 @@ class SpaceBlock:
             y = full[a:a + n]
         return np.moveaxis(np.asarray(y).astype(self.dtype, copy=False), 0, self.axis)
 
-    def _rows(self, Space, a, n, start, stop, base):
-        num, endpoint = self.num, self.endpoint
-        if self.op == "linspace":
-            sp = Space(start, stop, num, endpoint)
-            if sp.dt.kind == "c":
-                return None
-            y = np.empty((n,) + np.shape(sp.start + sp.stop), sp.dt)
-            sp.rows(y, a)
-            if np.issubdtype(self.dtype, np.integer):
-                np.floor(y, out=y)
-            return y
-        if self.op == "logspace":
-            if not isinstance(base, (float, int)) and np.ndim(base):
-                return None
-            sp = Space(start, stop, num, endpoint)
-            rt = np.result_type(base, np.empty(0, sp.dt))
-            if rt.kind == "c":
-                return None
-            t = np.empty((n,) + np.shape(sp.start + sp.stop), sp.dt)
-            sp.rows(t, a)
-            if rt == sp.dt:
-                return np.power(base, t, out=t)
-            return np.power(base, t).astype(rt, copy=False)
-        start, stop = np.asanyarray(start), np.asanyarray(stop)  # geomspace
-        dt = np.result_type(start, stop, float(num), np.zeros((), self.dtype))
-        if dt.kind == "c" or np.any(start == 0) or np.any(stop == 0):
+    def _rows(self, a, n, start, stop, base):
+        from .numpy_kernels.creation import space_rows
+
+        if self.op == "logspace" and not isinstance(base, (float, int)) and np.ndim(base):
+            return None  # NumPy broadcasts an array base into the rows first
+        rows = space_rows(self.op, start, stop, base, self.num, self.endpoint, self.dtype)
+        if rows is None:
             return None
-        start = start.astype(dt, copy=True)
-        stop = stop.astype(dt, copy=True)
-        sign = np.sign(start)
-        start /= sign
-        stop = stop / sign
-        sp = Space(np.log10(start), np.log10(stop), num, endpoint)
-        shape = (n,) + np.broadcast_shapes(np.shape(start), np.shape(stop))
-        y = np.empty(shape, dt)
-        t = y if sp.dt == dt else np.empty(shape, sp.dt)
-        sp.rows(t, a)
-        np.power(10.0, t, out=t)
-        if t is not y:
-            np.copyto(y, t, casting="unsafe")
-        if a == 0 and n:
-            y[0] = start
-        if endpoint and num > 1 and a <= num - 1 < a + n:
-            y[num - 1 - a] = stop
-        np.multiply(y, sign, out=y)
+        dt, fill = rows
+        y = np.empty((n,) + np.broadcast_shapes(np.shape(start), np.shape(stop)), dt)
+        fill(y, a)
         return y
 
 

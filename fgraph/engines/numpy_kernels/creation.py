@@ -193,19 +193,75 @@ def _by_rows(out, axis, dt, fill):
     return out
 
 
-def _linspace_out(start, stop, *, out, num, endpoint, dtype, axis):
-    if out.size == 0:  # NumPy's own call: its errors, on an empty result
-        return into(out, np.linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
+def space_rows(op, start, stop, base, num, endpoint, dtype):
+    """``(dt, fill)`` for np.linspace / logspace / geomspace: ``fill(y, a)``
+    writes rows ``a, a+1, ...`` of the samples (sample axis first) into ``y``
+    of dtype ``dt``, bit for bit NumPy's, before its final cast to ``dtype``.
+    None where only NumPy's own call will do (complex samples; geomspace with
+    a zero end, which NumPy refuses).  Shared by the out-kernels and the Dask
+    engine's blocks."""
+    if op == "geomspace":
+        return _geomspace_rows(start, stop, num, endpoint, dtype)
     sp = _Space(start, stop, num, endpoint)
-    if sp.dt.kind == "c":
-        return into(out, np.linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))  # _COMPLEX
-    integer = np.issubdtype(dtype, np.integer)
+    if op == "linspace":
+        if sp.dt.kind == "c":
+            return None
+        integer = np.issubdtype(dtype, np.integer)
+
+        def fill(y, a):
+            sp.rows(y, a)
+            if integer:
+                np.floor(y, out=y)
+        return sp.dt, fill
+    rt = np.result_type(base, np.empty(0, sp.dt))  # power(base, y)'s dtype
+    if rt.kind == "c":
+        return None
 
     def fill(y, a):
-        sp.rows(y, a)
-        if integer:
-            np.floor(y, out=y)
-    return _by_rows(out, axis, sp.dt, fill)
+        if rt == sp.dt:
+            sp.rows(y, a)
+            np.power(base, y, out=y)
+        else:
+            t = np.empty(y.shape, sp.dt)
+            sp.rows(t, a)
+            np.copyto(y, np.power(base, t), casting="unsafe")
+    return rt, fill
+
+
+def _geomspace_rows(start, stop, num, endpoint, dtype):
+    """np.geomspace: logspace of the log10s of sign-rotated start/stop, the
+    ends set exactly, the sign rotated back."""
+    start, stop = np.asanyarray(start), np.asanyarray(stop)
+    dt = np.result_type(start, stop, float(num), np.zeros((), dtype))
+    if dt.kind == "c" or np.any(start == 0) or np.any(stop == 0):  # _COMPLEX, or NumPy's errors
+        return None
+    start = start.astype(dt, copy=True)
+    stop = stop.astype(dt, copy=True)
+    sign = np.sign(start)
+    start /= sign
+    stop = stop / sign
+    # logspace(log10(start), log10(stop), base=10.0, dtype=dt): power(10.0, linspace(...)).astype(dt)
+    sp = _Space(np.log10(start), np.log10(stop), num, endpoint)
+
+    def fill(y, a):
+        t = y if sp.dt == dt else np.empty(y.shape, sp.dt)
+        sp.rows(t, a)
+        np.power(10.0, t, out=t)
+        if t is not y:
+            np.copyto(y, t, casting="unsafe")
+        if a == 0 and y.shape[0]:
+            y[0] = start
+        if endpoint and num > 1 and a <= num - 1 < a + y.shape[0]:
+            y[num - 1 - a] = stop
+        np.multiply(y, sign, out=y)
+    return dt, fill
+
+
+def _linspace_out(start, stop, *, out, num, endpoint, dtype, axis):
+    rows = None if out.size == 0 else space_rows("linspace", start, stop, None, num, endpoint, dtype)
+    if rows is None:  # NumPy's own call: its errors on an empty result, or _COMPLEX
+        return into(out, np.linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
+    return _by_rows(out, axis, *rows)
 
 
 def _linspace_step_out(start, stop, *, out, num, endpoint, dtype):
@@ -227,49 +283,17 @@ def _logspace_out(start, stop, base, *, out, num, endpoint, dtype, axis):
         ndmax = np.broadcast(start, stop, base).ndim
         start, stop, base = (np.array(x, copy=None, subok=True, ndmin=ndmax) for x in (start, stop, base))
         base = np.moveaxis(np.expand_dims(base, axis=axis), axis, 0)  # as the rows: sample axis first
-    sp = _Space(start, stop, num, endpoint)
-    rt = np.result_type(base, np.empty(0, sp.dt))  # power(base, y)'s dtype
-    if rt.kind == "c":
+    rows = space_rows("logspace", start, stop, base, num, endpoint, dtype)
+    if rows is None:
         return into(out, np.logspace(**call))  # _COMPLEX
-
-    def fill(y, a):
-        if rt == sp.dt:
-            sp.rows(y, a)
-            np.power(base, y, out=y)
-        else:
-            t = np.empty(y.shape, sp.dt)
-            sp.rows(t, a)
-            np.copyto(y, np.power(base, t), casting="unsafe")
-    return _by_rows(out, axis, rt, fill)
+    return _by_rows(out, axis, *rows)
 
 
 def _geomspace_out(start, stop, *, out, num, endpoint, dtype, axis):
-    """np.geomspace: logspace of the log10s of sign-rotated start/stop, the
-    ends set exactly, the sign rotated back, cast to dtype."""
-    start, stop = np.asanyarray(start), np.asanyarray(stop)
-    dt = np.result_type(start, stop, float(num), np.zeros((), dtype))
-    if out.size == 0 or dt.kind == "c" or np.any(start == 0) or np.any(stop == 0):  # _COMPLEX, or NumPy's errors
+    rows = None if out.size == 0 else space_rows("geomspace", start, stop, None, num, endpoint, dtype)
+    if rows is None:  # NumPy's own call: its errors, or _COMPLEX
         return into(out, np.geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
-    start = start.astype(dt, copy=True)
-    stop = stop.astype(dt, copy=True)
-    sign = np.sign(start)
-    start /= sign
-    stop = stop / sign
-    # logspace(log10(start), log10(stop), base=10.0, dtype=dt): power(10.0, linspace(...)).astype(dt)
-    sp = _Space(np.log10(start), np.log10(stop), num, endpoint)
-
-    def fill(y, a):
-        t = y if sp.dt == dt else np.empty(y.shape, sp.dt)
-        sp.rows(t, a)
-        np.power(10.0, t, out=t)
-        if t is not y:
-            np.copyto(y, t, casting="unsafe")
-        if a == 0:
-            y[0] = start
-        if endpoint and num > 1 and a <= num - 1 < a + y.shape[0]:
-            y[num - 1 - a] = stop
-        np.multiply(y, sign, out=y)
-    return _by_rows(out, axis, dt, fill)
+    return _by_rows(out, axis, *rows)
 
 
 def _eye_out(*, out, shape, dtype, k):
