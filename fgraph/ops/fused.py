@@ -32,14 +32,20 @@ defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel
       inplace=_fused_inplace)
 
 
-def _fused_reduce_rule(inputs, expr, shape, reduce, axis, keepdims, dtype=None, sources=()):
-    broadcast_shapes(shape, *(i.shape for i in inputs))
+def reduce_result(expr, shape, reduce, axis, keepdims, dtype=None):
+    """(shape, dtype) of a fused_reduce's value: NumPy's reduction of the
+    expression's dtype (probed on one element) over ``axis``."""
     probe = np.ones((1,) * len(shape), expr[-1][3])
     kw = {} if dtype is None else {"dtype": dtype}
     dt = getattr(np, reduce)(probe, axis=axis, keepdims=keepdims, **kw).dtype
     out = tuple(1 if a in axis else d for a, d in enumerate(shape)) if keepdims else \
         tuple(d for a, d in enumerate(shape) if a not in axis)
     return out, dt
+
+
+def _fused_reduce_rule(inputs, expr, shape, reduce, axis, keepdims, dtype=None, sources=()):
+    broadcast_shapes(shape, *(i.shape for i in inputs))
+    return reduce_result(expr, shape, reduce, axis, keepdims, dtype)
 
 
 #: reductions a fused group may end in: row by row over trailing axes they

@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from ...ops.fused import reduce_result
 from ...types import set_attr
 from ..numpy_kernels import fused as numpy_fused
 from . import codegen
@@ -98,16 +99,6 @@ def run_fused(*ins, expr, shape, sources=(), out=None):
     return out
 
 
-def reduce_result(expr, shape, reduce, axis, keepdims, dtype=None):
-    """(shape, dtype) of a fused_reduce node's value, as its rule computes them."""
-    probe = np.ones((1,) * len(shape), expr[-1][3])
-    kw = {} if dtype is None else {"dtype": dtype}
-    dt = getattr(np, reduce)(probe, axis=axis, keepdims=keepdims, **kw).dtype
-    out = tuple(1 if a in axis else d for a, d in enumerate(shape)) if keepdims else \
-        tuple(d for a, d in enumerate(shape) if a not in axis)
-    return out, dt
-
-
 def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sources=(), out=None):
     """A fused group reduced over trailing axes: one generated ReductionKernel launch."""
     m = xp()
@@ -145,8 +136,7 @@ def generated(node) -> bool:
             count = 1
             for a in p["axis"]:
                 count *= p["shape"][a]
-            _, dt = reduce_result(p["expr"], p["shape"], p["reduce"], p["axis"], p["keepdims"], p["dtype"])
-            codegen.reduction(p["expr"], ins, p["reduce"], dt, count)
+            codegen.reduction(p["expr"], ins, p["reduce"], node.dtype, count)
         else:
             codegen.function(node.param("expr"), ins)
         return True

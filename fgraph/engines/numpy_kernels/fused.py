@@ -31,6 +31,7 @@ import numpy as np
 
 from . import native
 from .elementwise import out_form
+from ...ops.fused import reduce_result
 from ...types import attr_table, set_attr
 
 CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
@@ -316,9 +317,7 @@ def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sour
     kw = {} if dtype is None else {"dtype": dtype}
     k = len(shape) - len(axis)
     if out is None:
-        probe = fn(np.ones((1,) * len(shape), expr[-1][3]), axis=axis, keepdims=keepdims, **kw)
-        out_shape = tuple(1 if a in axis else d for a, d in enumerate(shape)) if keepdims else shape[:k]
-        out = np.empty(out_shape, probe.dtype)
+        out = np.empty(*reduce_result(expr, shape, reduce, axis, keepdims, dtype))
     prepared = _prepare(ins, shape)
     blocks = _blocks(shape, whole=len(axis))
     flat = c.scratch(max(1, min(_size(shape), max(CHUNK, _size(shape[k:])))), result=True)
