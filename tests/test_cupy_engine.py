@@ -341,3 +341,12 @@ def test_gpu_feeds_and_results(cuda):
     f = fgraph.make(engine="cupy", dtype="float32")
     t = f.exp(f.asarray([0.0, 1.0]))
     assert np.asarray(t).dtype == np.float32 and float(t.sum()) == pytest.approx(1 + np.e, rel=1e-6)
+
+
+def test_take_from_an_empty_axis_on_the_numpy_device(host):
+    # NumPy refuses a take from an empty axis only when the result would hold something
+    a = np.zeros((0, 0))
+    got = host.compile(fgraph.Graph(fnp.take(fnp.asarray(a), 1, axis=0, mode="clip")))()
+    np.testing.assert_array_equal(got, np.take(a, 1, axis=0, mode="clip"), strict=True)
+    with pytest.raises(fgraph.FgraphError, match="empty axes"):
+        host.compile(fgraph.Graph(fnp.take(fnp.zeros((3, 0)), np.array([1]), axis=1, mode="clip")))()

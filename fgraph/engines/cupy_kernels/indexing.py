@@ -63,9 +63,10 @@ def _take(a, indices, axis, mode):
         a, axis = a.reshape(-1), 0
     n = a.shape[axis]
     if n == 0:
-        if ind.size:
+        shape = a.shape[:axis] + ind.shape + a.shape[axis + 1:]
+        if ind.size and all(shape):  # NumPy refuses only when the result would hold something
             raise IndexError("cannot do a non-empty take from an empty axes.")
-        return m.take(a, ind.astype(np.intp), axis=axis)
+        return m.empty(shape, a.dtype)
     if mode == "raise":
         _check_range(ind, -n, n, "take")
         ind = m.where(ind < 0, ind + n, ind)
