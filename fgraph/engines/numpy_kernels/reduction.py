@@ -192,8 +192,10 @@ def _scan_out(op: str):
             view = out.reshape(x.shape)
             axis = 0
         nans = nan_fill is not None and x.dtype.kind in "fc"
-        if x.dtype == out.dtype and not nans and (view is target or x.flags.c_contiguous):
-            # no cast needed: accumulate straight from x (x may be out itself)
+        if x.dtype == out.dtype and not nans and (view is target or x.flags.c_contiguous or x.ndim == 1):
+            # no cast needed: accumulate straight from x (x may be out itself).
+            # A 1-d x too: NumPy's own axis=None scan of it does not copy, and
+            # complex multiply rounds differently on a strided operand
             ufunc.accumulate(x.reshape(target.shape), axis=axis, dtype=out.dtype, out=target)
             return out
         if nans:
