@@ -42,15 +42,28 @@ def _freeze(s):
 
 
 def unflatten(structure: Any, leaves: list) -> Any:
+    """The nested value of ``structure`` with ``leaves`` in order.  Iterative,
+    and with no self-referencing closure: a recursive inner function is a
+    reference cycle that would keep every call's results alive until the
+    cyclic garbage collector runs."""
+    if structure == LEAF:
+        return leaves[0]
     it = iter(leaves)
-
-    def build(s):
-        if s == LEAF:
-            return next(it)
+    root: list = [None]
+    # (structure, its children's values, parent's values, index in parent):
+    # a node is finished once all its children are
+    stack = [(structure, [], root, 0)]
+    while stack:
+        s, vals, parent, idx = stack[-1]
         kind, meta, kids = s
-        vals = [build(k) for k in kids]
-        if kind == "dict":
-            return dict(zip(meta, vals))
-        return tuple(vals) if kind == "tuple" else vals
-
-    return build(structure)
+        if len(vals) < len(kids):
+            k = kids[len(vals)]
+            if k == LEAF:
+                vals.append(next(it))
+            else:
+                vals.append(None)
+                stack.append((k, [], vals, len(vals) - 1))
+            continue
+        stack.pop()
+        parent[idx] = dict(zip(meta, vals)) if kind == "dict" else tuple(vals) if kind == "tuple" else vals
+    return root[0]
