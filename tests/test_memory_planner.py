@@ -30,6 +30,8 @@ def brute_force_ok(buffers, p, inplace=()):
         bo, bi = byid.get(o), byid.get(i)
         if bo is None or bi is None or o == i or o in as_out or i in as_in:
             continue
+        if (i in as_out and bi.start == bi.end) or (o in as_in and bo.start == bo.end):
+            continue  # a one-step middle link of a chain
         if bi.end == bo.start and bo.nbytes <= bi.nbytes:
             as_out.add(o)
             as_in.add(i)

@@ -7,6 +7,16 @@
 2. Networks: the MLP (forward; a training step) and the transformer block of
    ``workloads.py`` through ``optimise`` + ``compile(engine="cupy")`` against
    the same code run eagerly on CuPy arrays.
+3. ResNet-50 (``fgraph.models.resnet50``, random weights, float32, batch 8
+   at 224x224; batch 2 with --quick): the optimised, memory-planned graph on
+   the CuPy engine against CuPy eager (the unoptimised graph compiled with
+   ``plan_memory=False`` on the CuPy engine: the same kernels node by node,
+   CuPy's pool allocating each result, as the models benchmark defines eager
+   for NumPy) and against the NumPy engine; the device memory each run takes
+   at its peak (a CuPy memory hook counting the pool's allocations and frees
+   during one run, above what was live before it: weights, arena, feeds), and
+   the largest difference from the NumPy engine's result relative to its
+   largest value.
 
 Times are the best of N interleaved runs, each ended by a stream
 synchronisation.  Without CuPy or a GPU this prints why and exits 0.
@@ -87,6 +97,80 @@ def network(cupy, name: str, repeats: int) -> dict:
             "speedup_vs_eager": t["cupy_eager"] / t["fgraph"]}
 
 
+def run_peak_bytes(cupy, run, sync) -> int:
+    """Device bytes ``run`` holds at its peak above what was live before it:
+    a memory hook on CuPy's pool adds each allocation and subtracts each
+    free.  Without memory hooks: the growth of the pool's total, emptied
+    first (its cached blocks are the run's high-water, fragmentation included)."""
+    sync()
+    try:
+        from cupy.cuda.memory_hook import MemoryHook
+    except ImportError:
+        MemoryHook = None
+    if MemoryHook is None:
+        pool = cupy.get_default_memory_pool()
+        pool.free_all_blocks()
+        before = pool.total_bytes()
+        run()
+        sync()
+        return pool.total_bytes() - before
+
+    class Peak(MemoryHook):
+        name = "fgraph_peak"
+
+        def __init__(self):
+            self.live = self.peak = 0
+
+        def malloc_postprocess(self, device_id, size, mem_size, mem_ptr=None, pmem_id=None):
+            self.live += mem_size
+            self.peak = max(self.peak, self.live)
+
+        def free_postprocess(self, device_id, mem_size, mem_ptr=None, pmem_id=None):
+            self.live -= mem_size
+
+    hook = Peak()
+    with hook:
+        run()
+        sync()
+    return hook.peak
+
+
+def resnet50_row(cupy, batch: int, repeats: int) -> dict:
+    """ResNet-50 on the CuPy engine (optimised + planned) against CuPy eager
+    and the NumPy engine."""
+    from ..models import as_constants, resnet50, resnet50_params
+
+    params = as_constants(resnet50_params(0))
+    x = fnp.placeholder((batch, 3, 224, 224), "float32", name="x")
+    raw = fgraph.Graph(resnet50(x, params))
+    t0 = time.perf_counter()
+    opt = fgraph.optimise(raw)
+    t1 = time.perf_counter()
+    exe = fgraph.compile(opt, engine="cupy")
+    t2 = time.perf_counter()
+    eager = fgraph.compile(raw, engine="cupy", plan_memory=False)
+    host = fgraph.compile(opt)
+    images = np.random.default_rng(1).random((batch, 3, 224, 224), dtype=np.float32)
+    feed = cupy.asarray(images)
+    sync = cupy.cuda.get_current_stream().synchronize
+    want = host(x=images)
+    scale = float(np.max(np.abs(want))) or 1.0
+    row = {"network": "resnet50", "batch": batch, "nodes": len(opt), "optimise_s": t1 - t0,
+           "compile_s": t2 - t1, "arena_MB": exe.memory.arena_bytes / 2**20}
+    for name, f in (("fgraph", exe), ("cupy_eager", eager)):
+        got = cupy.asnumpy(f(x=feed))
+        row[f"{name}_max_rel_diff"] = float(np.max(np.abs(got - want))) / scale
+        row[f"{name}_run_peak_MB"] = run_peak_bytes(cupy, lambda f=f: f(x=feed), sync) / 2**20
+    t = _best({"fgraph": lambda: exe(x=feed), "cupy_eager": lambda: eager(x=feed)}, repeats, sync)
+    t_np = _best({"numpy": lambda: host(x=images)}, max(2, repeats // 5), lambda: None)
+    row.update({"fgraph_ms": 1e3 * t["fgraph"], "cupy_eager_ms": 1e3 * t["cupy_eager"],
+                "numpy_engine_ms": 1e3 * t_np["numpy"], "speedup_vs_eager": t["cupy_eager"] / t["fgraph"],
+                "speedup_vs_numpy": t_np["numpy"] / t["fgraph"],
+                "eager_vs_fgraph_memory": (row["cupy_eager_run_peak_MB"] + 1e-9)
+                / (row["fgraph_run_peak_MB"] + row["arena_MB"] + 1e-9)})
+    return row
+
+
 def main(quick: bool = False, out: str = "bench-results") -> int:
     from ..devices.cupy_device import unavailable
 
@@ -110,5 +194,11 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
     nets = [network(cupy, name, repeats) for name in ("mlp_forward", "mlp_train_step", "transformer_block")]
     print("\nNetworks (float32) against the same code on CuPy arrays:")
     print(table(nets, ["workload", "nodes", "arena_MB", "fgraph_ms", "cupy_eager_ms", "speedup_vs_eager"]))
-    print("saved", save("gpu", out, {"environment_gpu": env, "fused": fused, "networks": nets}))
+    resnet = resnet50_row(cupy, 2 if quick else 8, repeats)
+    print(f"\nResNet-50, float32, batch {resnet['batch']} at 224x224 (best of {repeats}; memory: what one run "
+          "takes from CuPy's pool at its peak, above weights, arena and feeds):")
+    print(table([resnet], ["network", "batch", "fgraph_ms", "cupy_eager_ms", "numpy_engine_ms", "speedup_vs_eager",
+                           "speedup_vs_numpy", "arena_MB", "fgraph_run_peak_MB", "cupy_eager_run_peak_MB",
+                           "eager_vs_fgraph_memory", "fgraph_max_rel_diff", "cupy_eager_max_rel_diff"]))
+    print("saved", save("gpu", out, {"environment_gpu": env, "fused": fused, "networks": nets, "resnet50": resnet}))
     return 0

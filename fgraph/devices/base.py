@@ -26,6 +26,8 @@ import contextlib
 import contextvars
 from typing import Any, Protocol, runtime_checkable
 
+from .numpy_device import HOST
+
 
 @runtime_checkable
 class Device(Protocol):
@@ -51,17 +53,12 @@ class Device(Protocol):
         """Wait until queued work is done."""
 
 
-_current: contextvars.ContextVar = contextvars.ContextVar("fgraph_device", default=None)
+_current: contextvars.ContextVar = contextvars.ContextVar("fgraph_device", default=HOST)
 
 
 def current():
     """The device kernels run on now: the one an engine made current, else the host."""
-    dev = _current.get()
-    if dev is None:
-        from .numpy_device import HOST
-
-        return HOST
-    return dev
+    return _current.get()  # kernels ask on every call: one lookup, no import
 
 
 @contextlib.contextmanager

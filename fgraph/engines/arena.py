@@ -12,14 +12,21 @@ Which node gets what memory:
   until the run ends and then copied in;
 - every other node writes into its slice of one preallocated arena, through
   its ``<engine>_out_kernel`` (or a copy into place when it has none); an op
-  whose attribute ``inplace`` allows it writes over an input that dies there.
+  whose attribute ``inplace`` allows it writes over an input that dies there;
+- a node whose op declares a workspace for the engine (attribute ``<engine>_workspace``: ``node ->
+  bytes`` of scratch its out-kernel needs,
+  e.g. a convolution's im2col patches) gets one more arena block, live at
+  its step alone, handed to the kernel as ``workspace=`` (a flat ``uint8``
+  array): kernel scratch then shares memory with the tensors dead at that
+  step instead of being allocated on every call.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..memory import best_schedule, check_plan, inplace_pairs, lifetimes, lower_bound, no_reuse_bytes, plan, plot_plan
+from ..memory import (Buffer, Lifetimes, Plan, best_schedule, check_plan, fit_workspaces, inplace_pairs, lifetimes,
+                      lower_bound, no_reuse_bytes, plan, plot_plan)
 from ..shape import c_strides
 from ..symbol import Node, topological
 from ..types import attr_table
@@ -28,6 +35,12 @@ LEAVES = frozenset(("constant", "literal", "placeholder", "variable"))
 ALIGNMENT = 64
 #: verify every plan with the independent checker (the test suite turns it on)
 CHECK = False
+#: let a workspace that may shrink (a sizer's ``(preferred, least)``) be cut
+#: to a hole of the plan when that makes the arena smaller.  A convolution
+#: then runs shorter chunks: its values may differ from an unplanned run in
+#: the last bits (BLAS sums a smaller product differently); False keeps
+#: every workspace whole, and planned runs bitwise equal to unplanned ones.
+CUT_WORKSPACES = True
 
 
 @dataclass
@@ -44,6 +57,12 @@ class MemoryReport:
     tried: dict = field(default_factory=dict)
     updates_in_place: int = 0
     updates_copied: int = 0
+    #: the largest workspace of one node (scratch in the arena, live at its node's step only)
+    workspace_bytes: int = 0
+    #: nodes given a workspace
+    workspace_nodes: int = 0
+    #: of those, how many got less than they prefer (their kernels take shorter chunks)
+    workspace_cut: int = 0
     _plot_args: tuple = field(default=(), repr=False)
 
     @property
@@ -64,19 +83,25 @@ class MemoryReport:
 
     def plot(self, path: str) -> str:
         """Draw the plan (tensors as rectangles over time and address); needs matplotlib."""
-        buffers, p = self._plot_args
-        return plot_plan(buffers, p, path, lower_bound=self.lower_bound_bytes)
+        buffers, p, scratch = self._plot_args
+        return plot_plan(buffers, p, path, lower_bound=self.lower_bound_bytes, workspace=scratch)
 
     def __str__(self):
         return (f"arena {self.arena_bytes:,} B, lower bound {self.lower_bound_bytes:,} B "
                 f"(ratio {self.ratio:.3f}; {self.ratio_inplace:.3f} counting in-place pairs once), "
                 f"no reuse {self.no_reuse_bytes:,} B; schedule {self.schedule}, "
                 f"offsets by {self.strategy}, {self.inplace} in-place pair(s); "
-                f"{self.updates_in_place} update(s) written into their variables, {self.updates_copied} copied")
+                f"{self.updates_in_place} update(s) written into their variables, {self.updates_copied} copied; "
+                f"workspace of {self.workspace_nodes} node(s) in the arena ({self.workspace_cut} cut to fit), "
+                f"largest {self.workspace_bytes:,} B")
 
 
 class ArenaPlan:
     """The order to run nodes in, and where each storage node writes.
+
+    ``workspace_attr``: the op attribute sizing kernel scratch for this
+    engine (``"numpy_workspace"``); ``None``: no workspaces (the kernels
+    allocate their own scratch).
 
     ``updates``: ``(variable node, new value node)`` pairs.  A new value
     whose op may overwrite the variable (attribute ``inplace``) is written
@@ -86,8 +111,23 @@ class ArenaPlan:
     allocates per run.
     """
 
-    def __init__(self, outputs: Sequence[Node], updates: Sequence[tuple[Node, Node]] = ()):
+    def __init__(self, outputs: Sequence[Node], updates: Sequence[tuple[Node, Node]] = (),
+                 workspace_attr: str | None = None):
         updates = list(updates)
+        sizers = attr_table(workspace_attr) if workspace_attr else {}
+        asked: dict[int, tuple[int, int]] = {}  # id(node) -> (preferred, least) bytes
+
+        def wanted(n: Node) -> tuple[int, int]:
+            got = asked.get(id(n))
+            if got is None:
+                fn = sizers.get(n.op)
+                got = _sizes(fn(n)) if fn is not None and n.op not in LEAVES else (0, 0)
+                asked[id(n)] = got
+            return got
+
+        def workspace(n: Node) -> int:
+            return wanted(n)[0]
+
         roots = list(outputs) + [u for _, u in updates]
         out_ids = {id(n) for n in outputs}
         views = attr_table("view")
@@ -112,7 +152,8 @@ class ArenaPlan:
                 return (n.op not in LEAVES and id(n) not in out_ids and id(n) not in direct
                         and not alias_of(n))
 
-            order, sched = best_schedule(roots, is_storage=storage, alias_of=alias_of)
+            order, sched = best_schedule(roots, is_storage=storage, alias_of=alias_of,
+                                         workspace=workspace if sizers else None)
             order, failed = _sink_updates(order, direct, alias_of)
             if not failed:
                 break
@@ -120,10 +161,12 @@ class ArenaPlan:
         self.order = order
         #: id(value node) -> its variable node, for the updates written in place
         self.update_in_place = {k: var for k, (var, _) in direct.items()}
-        live = lifetimes(self.order, roots, storage, alias_of)
+        live = lifetimes(self.order, roots, storage, alias_of, workspace=workspace if sizers else None)
         self.storage = [storage(n) for n in self.order]
         pairs = inplace_pairs(self.order, live, candidates)
         self.plan = plan(live.buffers, ALIGNMENT, pairs)
+        if CUT_WORKSPACES and any(wanted(self.order[k])[1] < b.nbytes for k, b in live.workspace.items()):
+            live, self.plan = _shrink_workspaces(live, self.plan, pairs, wanted, self.order)
         if CHECK:
             check_plan(live.buffers, self.plan, pairs)
         self.buffers, self.pairs, self.live = live.buffers, pairs, live
@@ -131,12 +174,46 @@ class ArenaPlan:
             arena_bytes=self.plan.arena_bytes, lower_bound_bytes=lower_bound(live.buffers, live.n_steps),
             no_reuse_bytes=no_reuse_bytes(live.buffers),
             lower_bound_inplace_bytes=lower_bound(live.buffers, live.n_steps, pairs), schedule=sched, strategy=self.plan.strategy,
-            inplace=len(pairs), tried=dict(self.plan.stats), _plot_args=(live.buffers, self.plan),
-            updates_in_place=len(direct), updates_copied=len(updates) - len(direct))
+            inplace=len(pairs), tried=dict(self.plan.stats),
+            _plot_args=(live.buffers, self.plan, frozenset(b.id for b in live.workspace.values())),
+            updates_in_place=len(direct), updates_copied=len(updates) - len(direct),
+            workspace_bytes=max((b.nbytes for b in live.workspace.values()), default=0),
+            workspace_nodes=len(live.workspace),
+            workspace_cut=sum(b.nbytes < wanted(self.order[k])[0] for k, b in live.workspace.items()))
 
     def offset(self, k: int) -> int:
         """Byte offset in the arena of the value of ``order[k]`` (a storage node)."""
         return self.plan.offsets[self.live.by_node[id(self.order[k])].id]
+
+    def workspaces(self) -> dict[int, tuple[int, int]]:
+        """step -> (byte offset, bytes) of the workspace of ``order[step]``."""
+        return {k: (self.plan.offsets[b.id], b.nbytes) for k, b in self.live.workspace.items()}
+
+
+def _sizes(asked) -> tuple[int, int]:
+    """A workspace sizer's answer, ``bytes`` or ``(preferred, least)``, as a pair."""
+    if isinstance(asked, tuple):
+        want, least = int(asked[0]), int(asked[1])
+        return want, min(want, least)
+    return int(asked), int(asked)
+
+
+def _shrink_workspaces(live: Lifetimes, full: Plan, pairs, wanted, order) -> tuple[Lifetimes, Plan]:
+    """The other way to place workspaces that may shrink: plan the values
+    alone, then fit each workspace into the holes at its step
+    (:func:`fit_workspaces`).  Kept when its arena is smaller than ``full``
+    (every workspace planned at its preferred size with the values)."""
+    values = [b for b in live.buffers if b.id < live.n_steps]
+    requests = [(b.id, k, b.nbytes, wanted(order[k])[1]) for k, b in live.workspace.items()]
+    holes, granted = fit_workspaces(values, plan(values, ALIGNMENT, pairs), requests)
+    if holes.arena_bytes >= full.arena_bytes:
+        return live, full
+    scratch = {k: Buffer(b.id, granted[b.id], b.start, b.end) for k, b in live.workspace.items()}
+    # same order as lifetimes() lists them: by step, a value before its node's workspace
+    buffers = sorted(values + list(scratch.values()), key=lambda b: (b.start, b.id >= live.n_steps))
+    stats = dict(full.stats, workspace_holes=holes.arena_bytes)
+    return (live._replace(buffers=buffers, workspace=scratch),
+            Plan(holes.offsets, holes.arena_bytes, holes.strategy, holes.alignment, stats))
 
 
 def _alias_roots(nodes: Sequence[Node], alias_of) -> dict[int, Node]:

@@ -38,6 +38,8 @@ class CupyExecutable(Executable):
     """An Executable whose constants live on the device and whose runs make
     the device current (kernels reach CuPy through it)."""
 
+    OPTIONS = ("to_host",)
+
     def __init__(self, graph, engine, kernel_attr: str, plan_memory: bool = True, to_host: bool = False):
         super().__init__(graph, engine, kernel_attr, plan_memory=plan_memory)
         self.to_host = bool(to_host)
@@ -93,11 +95,6 @@ class CupyEngine(ArrayEngine):
     def check(self, roots) -> None:
         """Ops the installed CuPy cannot run fail here, naming the op and the user's line."""
         check_graph(roots, self.device.xp)
-
-    def compile(self, graph, plan_memory: bool = True, to_host: bool = False, **options) -> CupyExecutable:
-        """``to_host=True``: results come back as NumPy arrays."""
-        self.check(graph.roots())
-        return CupyExecutable(graph, self, self.kernel_attr, plan_memory=plan_memory, to_host=to_host)
 
     def evaluate(self, nodes, to_host: bool = True, **options) -> list:
         """Memoised evaluation for ``fgraph.make(engine="cupy")`` stacks: NumPy

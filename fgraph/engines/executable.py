@@ -103,6 +103,9 @@ class Executable(Runner):
     """A graph compiled for an array engine (NumPy, CuPy): one arena and a
     program of kernels.  ``exe(*feeds, **feeds)`` runs one step."""
 
+    #: keyword options of ``engine.compile`` this class takes (besides plan_memory and micro_batch)
+    OPTIONS: tuple = ()
+
     def __init__(self, graph: Graph, engine, kernel_attr: str, plan_memory: bool = True):
         self.graph = graph
         self.engine = engine
@@ -115,7 +118,9 @@ class Executable(Runner):
         in_place: dict[int, Any] = {}
         with no_gc():
             if plan_memory:
-                self._plan = ArenaPlan(graph.outputs, graph.updates)
+                # kernel scratch ("numpy_workspace" for "numpy_kernel") is planned in the arena too
+                self._plan = ArenaPlan(graph.outputs, graph.updates,
+                                       workspace_attr=kernel_attr.replace("_kernel", "_workspace"))
                 self._arena = self._device.allocate(self._plan.plan.arena_bytes)
                 outs = {k: self._device.view(self._arena, self._plan.offset(k), n.shape, n.dtype)
                         for k, n in enumerate(self._plan.order) if self._plan.storage[k]}
@@ -123,7 +128,10 @@ class Executable(Runner):
                 for k, n in enumerate(self._plan.order):
                     if id(n) in in_place:
                         outs[k] = self._buffers[in_place[id(n)].name]
-                self._program = Program(roots, kernel_attr, engine.name, order=self._plan.order, outs=outs)
+                scratch = {k: self._device.view(self._arena, off, (size,), "uint8")
+                           for k, (off, size) in self._plan.workspaces().items()}
+                self._program = Program(roots, kernel_attr, engine.name, order=self._plan.order, outs=outs,
+                                        workspaces=scratch)
             else:
                 self._plan, self._arena = None, None
                 self._program = Program(roots, kernel_attr, engine.name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from ..devices import current
 from ..errors import FgraphError, format_location
 from ..symbol import Node, describe, topological
 from ..types import attr_table
@@ -24,12 +25,16 @@ class Program:
 
     def __init__(self, roots: Sequence[Node], kernel_attr: str, engine: str,
                  known: Mapping[int, object] | None = None, order: Sequence[Node] | None = None,
-                 outs: Mapping[int, object] | None = None):
+                 outs: Mapping[int, object] | None = None, workspaces: Mapping[int, object] | None = None):
         """``order``: a schedule to follow (default: DFS post-order).  ``outs``:
         step -> a preallocated array that node writes into with its
-        ``<kernel_attr>``-out kernel (``out_kernel(*inputs, out=..., **params)``)."""
+        ``<kernel_attr>``-out kernel (``out_kernel(*inputs, out=..., **params)``).
+        ``workspaces``: step -> a flat ``uint8`` array of planned scratch,
+        passed to that node's out-kernel as ``workspace=`` (with the params;
+        an output's out-kernel then writes a fresh array)."""
         known = known or {}
         outs = outs or {}
+        workspaces = workspaces or {}
         order = list(order) if order is not None else order_below(roots, known)
         slot = {id(n): k for k, n in enumerate(order)}
         root_slots = {slot[id(r)] for r in roots}
@@ -59,7 +64,12 @@ class Program:
             target = outs.get(k)
             if target is not None:
                 kernel = out_kernels.get(n.op) or _copy_into(kernel)
-            instructions.append((kernel, ins, dict(n.params), k, tuple(frees.get(k, ())), target))
+            params = dict(n.params)
+            if k in workspaces and out_kernels.get(n.op) is not None:  # out-kernels take one
+                params["workspace"] = workspaces[k]
+                if target is None:  # an output: a fresh array each run, its scratch planned
+                    kernel = _fresh_into(out_kernels[n.op], n.shape, n.dtype)
+            instructions.append((kernel, ins, params, k, tuple(frees.get(k, ())), target))
         self.order = order
         self.slot = slot
         self.instructions = instructions
@@ -129,6 +139,15 @@ def order_below(roots: Sequence[Node], known: Mapping[int, object]) -> list[Node
                 stack.pop()
                 order.append(node)
     return order
+
+
+def _fresh_into(out_kernel, shape, dtype):
+    """A plain kernel from an out-kernel: a new result array each call (of
+    the current device: the executable runs under it), written by the out-kernel."""
+    def run(*args, workspace, **params):
+        out = current().xp.empty(shape, dtype)
+        return out_kernel(*args, out=out, workspace=workspace, **params)
+    return run
 
 
 def _copy_into(kernel):

@@ -20,7 +20,8 @@ def check_plan(buffers, plan, inplace=()) -> None:
     buffers live at a common step share a byte.  The one exception is a
     legal in-place pair ``(out, in)`` from ``inplace`` (``in.end ==
     out.start``, ``out.nbytes <= in.nbytes``, each buffer in at most one
-    such role, the first pair listed winning) at the same offset: ``out``
+    such role, the first pair listed winning, and a buffer in both roles
+    living more than one step) at the same offset: ``out``
     then lies inside ``in`` at the step where ``in`` dies and ``out`` is
     born.  A pair at different offsets gets no exemption.
     """
@@ -48,6 +49,8 @@ def check_plan(buffers, plan, inplace=()) -> None:
             continue
         if bi.end != bo.start or bo.nbytes > bi.nbytes:
             continue
+        if (in_id in as_out and bi.start == bi.end) or (out_id in as_in and bo.start == bo.end):
+            continue  # a one-step middle link: the chain's two ends would share its step
         as_out.add(out_id)
         as_in.add(in_id)
         if offsets[out_id] == offsets[in_id]:

@@ -10,6 +10,12 @@ Buffers that the caller can still see after the run (graph outputs, update
 values, anything ``pinned``) live through step ``n_steps``, one past the
 last node: a virtual step for the caller, so that no buffer born during the
 run can share their memory and no in-place pair can claim them.
+
+A node may also need scratch memory while its kernel runs (a workspace,
+as TVM and TensorFlow call it: a convolution's im2col patches).  libnnc's
+allocator treats such scratch as one more tensor: here it is a buffer live
+at that node's step only, so it shares memory with every tensor dead then,
+counts in the lower bound, and is placed and checked like any other.
 """
 from __future__ import annotations
 
@@ -37,15 +43,25 @@ class Lifetimes(NamedTuple):
 
     ``by_node``: id(node) -> the Buffer holding its value (a view maps to
     the buffer it aliases; leaves and views of leaves are absent).
-    ``buffers``: one Buffer per storage node, by start step; a buffer's id
-    is the step of the node that owns it.  ``pinned``: ids of the buffers
-    that live through the caller's step.  ``n_steps``: ``len(order)``.
+    ``buffers``: one Buffer per storage node and one per workspace, by
+    start step; a value's buffer id is the step of the node that owns it, a
+    workspace's is :func:`workspace_id` of its step.  ``pinned``: ids of the
+    buffers that live through the caller's step.  ``n_steps``:
+    ``len(order)``.  ``workspace``: step -> the Buffer of that node's
+    workspace (steps whose node needs none are absent).
     """
 
     by_node: dict
     buffers: list
     pinned: frozenset
     n_steps: int
+    workspace: dict = {}
+
+
+def workspace_id(step: int, n_steps: int) -> int:
+    """The buffer id of the workspace of the node at ``step``: after every
+    value's id (those are steps, ``< n_steps``), so the two never clash."""
+    return n_steps + 1 + step
 
 
 def nbytes(node: Node) -> int:
@@ -59,14 +75,16 @@ def _no_alias(node: Node):
 
 def lifetimes(order: Sequence[Node], roots: Iterable[Node], storage: Callable[[Node], bool],
               alias_of: Callable[[Node], Node | None] = _no_alias, pinned: Callable[[Node], bool] | None = None,
-              size: Callable[[Node], int] = nbytes) -> Lifetimes:
+              size: Callable[[Node], int] = nbytes, workspace: Callable[[Node], int] | None = None) -> Lifetimes:
     """Each storage node's buffer and its lifetime over ``order``.
 
     ``storage(n)`` False: ``n`` needs no arena buffer (leaves own their
     memory).  ``alias_of(n)``: the input whose buffer the view ``n`` reads
     (``None`` for a node that writes its own); a view extends the lifetime of
     what it aliases, transitively.  Roots and ``pinned`` nodes (or the
-    buffers they view) live through step ``len(order)``.
+    buffers they view) live through step ``len(order)``.  ``workspace(n)``:
+    bytes of scratch ``n``'s kernel needs while it runs (0: none), a buffer
+    live at ``n``'s step alone.
     """
     n_steps = len(order)
     base: dict[int, int] = {}  # id(node) -> step of the node owning its buffer, or -1
@@ -92,11 +110,18 @@ def lifetimes(order: Sequence[Node], roots: Iterable[Node], storage: Callable[[N
             if b >= 0:
                 keep.add(b)
     bufs: dict[int, Buffer] = {}
+    scratch: dict[int, Buffer] = {}
+    listed = []
     for k, n in enumerate(order):
         if base[id(n)] == k:
             bufs[k] = Buffer(k, int(size(n)), k, n_steps if k in keep else last[k])
+            listed.append(bufs[k])
+        w = int(workspace(n)) if workspace is not None else 0
+        if w > 0:
+            scratch[k] = Buffer(workspace_id(k, n_steps), w, k, k)
+            listed.append(scratch[k])
     by_node = {i: bufs[b] for i, b in base.items() if b >= 0}
-    return Lifetimes(by_node, list(bufs.values()), frozenset(keep), n_steps)
+    return Lifetimes(by_node, listed, frozenset(keep), n_steps, scratch)
 
 
 def inplace_pairs(order: Sequence[Node], live: Lifetimes,
@@ -140,7 +165,8 @@ def merge_inplace(buffers: Sequence[Buffer], inplace: Iterable[tuple[int, int]] 
     A pair ``(out, in)`` is legal when ``in.end == out.start`` and
     ``out.nbytes <= in.nbytes``; each buffer is the ``in`` of at most one
     legal pair and the ``out`` of at most one (the first in ``inplace``
-    order wins; others are ignored).  Returns groups (head first, each
+    order wins; others are ignored), and a buffer in both roles lives more
+    than one step (else the chain's ends would be live at one step).  Returns groups (head first, each
     later member born when the previous dies), in ``buffers`` order of their
     heads; a buffer in no pair is a group of one.
     """
@@ -150,7 +176,8 @@ def merge_inplace(buffers: Sequence[Buffer], inplace: Iterable[tuple[int, int]] 
     for o, i in inplace:
         bo, bi = byid.get(o), byid.get(i)
         if (bo is None or bi is None or o == i or o in prv or i in nxt
-                or bi.end != bo.start or bo.nbytes > bi.nbytes):
+                or bi.end != bo.start or bo.nbytes > bi.nbytes
+                or (i in prv and bi.start == bi.end) or (o in nxt and bo.start == bo.end)):
             continue
         nxt[i] = o
         prv[o] = i

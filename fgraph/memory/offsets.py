@@ -24,6 +24,7 @@ multiple of it; ``arena_bytes`` is the end of the highest buffer.
 """
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -404,3 +405,66 @@ def plan(buffers: Sequence[Buffer], alignment: int = 64, inplace=(), strategies:
         if best is None or p.arena_bytes < best.arena_bytes:
             best = p
     return Plan(best.offsets, best.arena_bytes, best.strategy, best.alignment, MappingProxyType(stats))
+
+
+def fit_workspaces(buffers: Sequence[Buffer], base: Plan, requests: Iterable[tuple[int, int, int, int]]
+                   ) -> tuple[Plan, dict[int, int]]:
+    """Place kernel workspaces in the holes of a plan of the other buffers.
+
+    ``requests``: ``(buffer id, step, preferred bytes, least bytes)``, one
+    per workspace, each live at its step alone (so workspaces never meet
+    each other, and each is placed apart).  At its step a workspace takes
+    the tightest free gap of ``base`` (below its arena top) holding its
+    preferred size, else the largest gap holding at least its least size,
+    cut to the gap; else it goes above the buffers live then with its least
+    size, growing the arena.  Kernels whose scratch can shrink (smaller
+    chunks) so use memory that the values leave free instead of adding
+    their full scratch on top of a plan that fragmentation shaped.
+
+    Returns the plan of ``buffers`` plus the workspaces, and id -> bytes
+    granted to each workspace.  O(n log n + sum of buffers live at the
+    requested steps).
+    """
+    a = base.alignment
+
+    def up(x):
+        return -(-x // a) * a
+
+    offsets = dict(base.offsets)
+    arena = base.arena_bytes
+    granted: dict[int, int] = {}
+    pending = sorted(buffers, key=lambda b: (b.start, b.id))
+    live: list[tuple[int, int, int]] = []  # heap of (end step, offset, aligned bytes)
+    i = 0
+    for bid, step, want, least in sorted(requests, key=lambda r: (r[1], r[0])):
+        while i < len(pending) and pending[i].start <= step:
+            b = pending[i]
+            i += 1
+            if b.nbytes:
+                heapq.heappush(live, (b.end, base.offsets[b.id], up(b.nbytes)))
+        while live and live[0][0] < step:
+            heapq.heappop(live)
+        taken = sorted((o, o + s) for _, o, s in live)
+        gaps, top = [], 0  # free [lo, hi) at this step, below the arena's aligned top
+        for lo, hi in taken:
+            if lo - top > 0:
+                gaps.append((top, lo - top))
+            top = max(top, hi)
+        ceiling = arena // a * a
+        if ceiling > top:
+            gaps.append((top, ceiling - top))
+        fits = [g for g in gaps if g[1] >= want]
+        if fits:
+            lo, _ = min(fits, key=lambda g: (g[1], g[0]))
+            size = want
+        else:
+            room = [g for g in gaps if g[1] >= least]
+            if room:
+                lo, gap = max(room, key=lambda g: (g[1], -g[0]))
+                size = min(want, gap)
+            else:
+                lo, size = top, least
+        offsets[bid] = lo
+        granted[bid] = size
+        arena = max(arena, lo + size)
+    return (Plan(MappingProxyType(offsets), arena, base.strategy + "+workspace_holes", a, base.stats), granted)

@@ -4,10 +4,12 @@ from __future__ import annotations
 from ..errors import FgraphError
 
 
-def plot_plan(buffers, plan, path: str, title: str | None = None, lower_bound: int | None = None) -> str:
+def plot_plan(buffers, plan, path: str, title: str | None = None, lower_bound: int | None = None,
+              workspace=()) -> str:
     """Draw each buffer as a rectangle (x: its live steps, y: its bytes in
     the arena) and save the figure to ``path`` (any format matplotlib
-    knows by the suffix).  Returns ``path``.
+    knows by the suffix).  Returns ``path``.  ``workspace``: ids of the
+    buffers that are kernel scratch, drawn apart (red, hatched).
 
     matplotlib is an optional extra; without it this raises FgraphError.
     """
@@ -23,13 +25,21 @@ def plot_plan(buffers, plan, path: str, title: str | None = None, lower_bound: i
 
     buffers = list(buffers)
     steps = max((b.end for b in buffers), default=0) + 1
-    rects = [Rectangle((b.start, plan.offsets[b.id]), b.end - b.start + 1, b.nbytes) for b in buffers if b.nbytes]
+    workspace = frozenset(workspace)
+    rects = [Rectangle((b.start, plan.offsets[b.id]), b.end - b.start + 1, b.nbytes) for b in buffers
+             if b.nbytes and b.id not in workspace]
+    scratch = [Rectangle((b.start, plan.offsets[b.id]), b.end - b.start + 1, b.nbytes) for b in buffers
+               if b.nbytes and b.id in workspace]
     fig, ax = plt.subplots(figsize=(10, 5))
     try:
         # colour by size so equal tensors read as one family
         coll = PatchCollection(rects, cmap="viridis", edgecolor="black", linewidth=0.3, alpha=0.85)
         coll.set_array([r.get_height() for r in rects])
         ax.add_collection(coll)
+        if scratch:
+            ax.add_collection(PatchCollection(scratch, facecolor="red", edgecolor="darkred", hatch="//",
+                                              linewidth=0.3, alpha=0.6))
+            ax.plot([], [], color="red", linewidth=6, alpha=0.6, label=f"kernel workspace ({len(scratch)})")
         ax.set_xlim(0, steps)
         ax.set_ylim(0, max(plan.arena_bytes, 1) * 1.05)
         ax.axhline(plan.arena_bytes, color="red", linewidth=1, label=f"arena {plan.arena_bytes:,} B")

@@ -21,10 +21,12 @@ class _Graph:
     """The needed nodes as integer arrays (DFS positions), for both the
     greedy scheduler and the peak-memory simulation."""
 
-    def __init__(self, roots, size, is_storage, alias_of, pinned):
+    def __init__(self, roots, size, is_storage, alias_of, pinned, workspace=None):
         dfs = self.dfs = topological(roots)
         n = len(dfs)
         index = {}
+        # scratch each node's kernel needs at its step alone
+        self.scratch = [int(workspace(node)) for node in dfs] if workspace is not None else None
         base = [-1] * n  # DFS position of the node owning k's buffer, or -1: none
         self.own = own = [0] * n  # bytes node k allocates
         self.pending = pending = [0] * n  # distinct inputs of k
@@ -76,14 +78,15 @@ class _Graph:
 
     def peak(self, order: Sequence[int]) -> int:
         """The lower bound of an order of DFS positions: bytes live at the
-        worst step, a node's inputs and output counted together."""
-        own, reads = self.own, self.reads
+        worst step, a node's inputs, output and workspace counted together."""
+        own, reads, scratch = self.own, self.reads, self.scratch
         left = list(self.remaining)
         live = peak = 0
         for k in order:
             live += own[k]
-            if live > peak:
-                peak = live
+            now = live + scratch[k] if scratch is not None else live
+            if now > peak:
+                peak = now
             for b in reads[k]:
                 left[b] -= 1
                 if not left[b]:
@@ -165,15 +168,16 @@ def schedule(roots: Sequence[Node], strategy: str = "greedy", size: Callable[[No
 def best_schedule(roots: Sequence[Node], size: Callable[[Node], int] = _nbytes,
                   is_storage: Callable[[Node], bool] = _always,
                   alias_of: Callable[[Node], Node | None] | None = None,
-                  pinned: Callable[[Node], bool] | None = None) -> tuple[list[Node], str]:
+                  pinned: Callable[[Node], bool] | None = None,
+                  workspace: Callable[[Node], int] | None = None) -> tuple[list[Node], str]:
     """Both orders; returns the one with the smaller lower bound (DFS on a
     tie: it keeps producers next to consumers) and its strategy name.
 
     The bound is the same as :func:`~fgraph.memory.liveness.lower_bound`
-    over :func:`~fgraph.memory.liveness.lifetimes` would give, simulated on
-    the integer graph both orders share.
+    over :func:`~fgraph.memory.liveness.lifetimes` would give (with the
+    same ``workspace``), simulated on the integer graph both orders share.
     """
-    g = _Graph(list(roots), size, is_storage, alias_of, pinned)
+    g = _Graph(list(roots), size, is_storage, alias_of, pinned, workspace)
     greedy = g.greedy()
     if g.peak(greedy) < g.peak(range(len(g.dfs))):
         return [g.dfs[k] for k in greedy], "greedy"

@@ -10,15 +10,15 @@ route          ops
 dispatch       the NumPy kernel runs on CuPy arrays (NumPy's
                ``__array_ufunc__``/``__array_function__`` protocols hand the
                call to CuPy): all 85 ufuncs (out-forms too, but divmod/modf/
-               frexp copy), where, clip, fix, real, imag, fma, adagrad,
+               frexp copy), clip, fix, real, imag, fma, adagrad,
                literal; reshape, transpose, broadcast_to, flip, concatenate;
                tril, triu, meshgrid; searchsorted; matmul, dot, vdot, inner,
                outer, tensordot, kron, trace, diagonal, cross, det, slogdet,
                inv, solve, eigh, eigvalsh, matrix_power, qr, norm, tensorinv,
                tensorsolve; sort_complex
 cupy           a kernel of its own, written against ``xp()``: fused and
-               fused_reduce (generated CUDA, ``codegen``), constant, round,
-               astype; zeros, ones, full, arange (NumPy's fill recipe), eye,
+               fused_reduce (generated CUDA, ``codegen``), constant, where,
+               round, astype; zeros, ones, full, arange (NumPy's fill recipe), eye,
                tri, indices, linspace/logspace/geomspace/linspace_step (NumPy
                on the host, uploaded); every reduction and scan (CuPy has no
                ``initial=``/``where=``; count_nonzero, average,
@@ -28,7 +28,13 @@ cupy           a kernel of its own, written against ``xp()``: fused and
                out-of-range indices); einsum, matrix_transpose, vecdot, matvec,
                vecmat, cholesky, svd, pinv, matrix_rank, cond, vector_norm,
                multi_dot; sort, argsort, partition, argpartition, lexsort,
-               median, percentile, quantile and their nan- forms
+               median, percentile, quantile and their nan- forms; the nn
+               ops (``nn``): conv2d, conv_transpose2d,
+               conv2d_backward_weight, max_pool2d, max_pool2d_backward,
+               max_pool2d_select, avg_pool2d, avg_pool2d_backward run the
+               NumPy engine's kernels, which are written against ``xp()``
+               (cuBLAS products, device scratch); random_uniform (Philox on
+               the host, uploaded); erf (a generated ElementwiseKernel)
 unsupported    eig and eigvals where CuPy has no ``linalg.eig``; per node:
                where= on mean/var/std (and nan- forms), max/min where=
                without initial=, weighted quantiles, quantile methods CuPy
@@ -40,7 +46,7 @@ A ``dispatch``/``cupy`` entry may name what the array module must have
 function fails at compile time, naming the op.
 """
 from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
-from . import creation, elementwise, fused, indexing, linalg, movement, reduction, sorting  # noqa: F401
+from . import creation, elementwise, fused, indexing, linalg, movement, nn, reduction, sorting  # noqa: F401
 from .support import COVERAGE, Support, check_graph, refusal, table
 
 __all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]

@@ -10,9 +10,8 @@ compiled to CUDA instead (``codegen``).
 import numpy as np
 
 from ...ops.elementwise import UFUNCS
-from ...types import set_attr
 from ..numpy_kernels.elementwise import _astype_into
-from .support import OUT_KERNEL, cupy, dispatch, xp
+from .support import cupy, dispatch, xp
 
 
 def _astype(x, dtype, casting="unsafe"):
@@ -26,6 +25,13 @@ def _where_out(cond, x, y, out):
     m.copyto(out, y, casting="unsafe")
     m.copyto(out, x, casting="unsafe", where=c if c.dtype == np.bool_ else c.astype(bool))
     return out
+
+
+def _where(cond, x, y):
+    # NumPy's kernel allocates its result on the host (np.empty): CuPy refuses to copy into it
+    shape = np.broadcast_shapes(*(getattr(v, "shape", ()) for v in (cond, x, y)))
+    dtype = np.result_type(*(v.dtype if hasattr(v, "dtype") else v for v in (x, y)))  # Python scalars: weak
+    return _where_out(cond, x, y, xp().empty(shape, dtype))
 
 
 def _round(a, decimals=0):
@@ -47,9 +53,8 @@ for _name, _u in UFUNCS.items():
     dispatch(_name, "NumPy's ufunc, dispatched to CuPy's" + ("" if _u.nout == 1 else "; out: compute + copy"),
              needs=(_name,), out=_u.nout == 1, wrap=False)
 
-dispatch("where", "np.where -> cupy.where; an out-form of its own (a scalar condition stays on the host "
-         "under np.broadcast_to)", needs=("where",), out=False)
-set_attr("where", OUT_KERNEL, _where_out)
+cupy("where", _where, _where_out, "xp.copyto(out, y); xp.copyto(out, x, where=cond) into xp.empty (NumPy's "
+     "kernel allocates on the host, and its bit-select path tests for NumPy arrays)")
 dispatch("clip", needs=("clip",))
 dispatch("fix", needs=("fix",))
 dispatch("real", needs=("real",))

@@ -7,7 +7,10 @@ identical values: element-wise work is not reordered, and native code runs
 NumPy's own loops for every op it cannot write exactly in C):
 
 - ``whole``: the ufunc chain over whole arrays, temporaries reused by
-  liveness (small arrays: no chunking overhead);
+  liveness (small arrays: no chunking overhead; a candidate only while its
+  temporaries take at most ``WHOLE_SCRATCH_BYTES``: they stay in the
+  thread's pool after the trial, and past that size the chunked strategies
+  measured as fast or faster);
 - ``blocked``: the chain over cache-sized chunks (~32K values) writing into a
   few small reused buffers, so intermediates stay in cache;
 - ``threaded``: the blocked chain with chunks shared among threads (NumPy
@@ -37,7 +40,13 @@ from ...types import attr_table, set_attr
 CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
 SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself
 _TRIALS = 3  # timed calls per strategy before choosing (the best of them counts)
-WHOLE_MAX = 1 << 20  # past this many values whole-array temporaries spill every cache level
+#: "whole" is measured only while its temporaries take at most this many
+#: bytes.  They stay in the pool for good once tried, and at ResNet-50's
+#: largest activations (3 MiB each) a trial left 6.6 MB there, a third of
+#: the program's peak, and chunked strategies won there (ResNet-50's fused
+#: batch norms, whole / blocked time: 0.84x at 0.8 MiB of temporaries,
+#: 0.95x at 1.5 MiB, 1.13-1.16x at 3 and 6 MiB; native code beat both).
+WHOLE_SCRATCH_BYTES = 1 << 20
 
 
 # ---------------------------------------------------------------- code generation
@@ -94,6 +103,10 @@ class Compiled:
         exec(compile("\n".join(lines), f"<fused {len(expr)} ops>", "exec"), names)
         self.source = "\n".join(lines)
         self.chunk = names["chunk"]
+
+    def scratch_nbytes(self, n: int) -> int:
+        """Bytes of the temporaries for ``n`` values."""
+        return n * sum(d.itemsize for d in self.buffer_dtypes)
 
     def scratch(self, n: int, result: bool = False) -> list[np.ndarray]:
         """Flat temporaries of ``n`` values (``result``: one more, of the
@@ -241,9 +254,11 @@ _NATIVE = ("native", "native_threaded")
 
 def _candidates(c, ins, out) -> dict:
     """The strategies worth measuring for this call: ``whole`` only while
-    its temporaries fit a cache, native ones when the expression has a
-    native form (compiling starts here, in the background)."""
-    names = [s for s in STRATEGIES if (s != "whole" or out.size <= WHOLE_MAX) and s not in _NATIVE]
+    its temporaries are small (see ``WHOLE_SCRATCH_BYTES``), native ones
+    when the expression has a native form (compiling starts here, in the
+    background)."""
+    small = c.scratch_nbytes(out.size) <= WHOLE_SCRATCH_BYTES
+    names = [s for s in STRATEGIES if (s != "whole" or small) and s not in _NATIVE]
     if native.status(c.expr, ins, out) != "no":
         names += ["native"] + (["native_threaded"] if _threads() > 1 else [])
     return {name: [] for name in names}

@@ -27,6 +27,12 @@ its input and would be the peak of a network.  Measured shortcuts (``python
 
 Pools read strided window slices of the unpadded input and accumulate into
 their output: no padding copy either.
+
+The kernels are written against ``xp()``, the current device's array module
+(NumPy on the host, CuPy on a GPU: the CuPy engine reuses them, see
+``cupy_kernels/nn.py``): every allocation, product and copy goes through it,
+so no host array is made on a device.  Only ``random_uniform`` draws on the
+host (Philox, NumPy's stream) and uploads.
 """
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ import math
 
 import numpy as np
 
+from ...devices import current
 from ...ops.nn import valid_range, windows
 from ...types import set_attr
 
@@ -48,13 +55,31 @@ SCRATCH_BYTES = 4 << 20
 BATCH_BELOW = 1024
 
 
+def xp():
+    """The array module of the device the kernels run on (NumPy on the host)."""
+    return current().xp
+
+
+def _dtype(a) -> np.dtype:
+    """The dtype of an array of any array module (or of a Python scalar)."""
+    return a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype
+
+
 def _view(a, shape):
-    """``a`` reshaped without a copy (raises rather than silently copying)."""
-    return np.reshape(a, shape, copy=False)
+    """``a`` reshaped without a copy (raises rather than silently copying;
+    CuPy's reshape has no ``copy=False``: a reshape that copied is the one
+    whose result lies outside ``a``'s memory)."""
+    m = xp()
+    if m is np:
+        return np.reshape(a, shape, copy=False)
+    v = a.reshape(shape)
+    if v.size and not m.may_share_memory(v, a):
+        raise ValueError(f"a reshape of {a.shape} to {shape} would copy")
+    return v
 
 
 def _blocks(n: int, rows: int, row_len: int, per_row: int, itemsize: int, views: bool = False,
-            batch_row: int = 0):
+            batch_row: int = 0, budget: int | None = None):
     """Capacity ``(images, rows)`` of a chunk, and the chunks ``(n0, n1, r0,
     r1)``.  ``per_row``: scratch elements per output row of one image.
 
@@ -65,15 +90,17 @@ def _blocks(n: int, rows: int, row_len: int, per_row: int, itemsize: int, views:
     result is then copied into place (one GEMM instead of many tiny ones).
     ``views``: one image needs no scratch (a 1x1 convolution's patches are
     its input), so its rows are never split.  ``batch_row``: elements per
-    row of the extra buffer a batch needs (the result before its copy)."""
+    row of the extra buffer a batch needs (the result before its copy).
+    ``budget``: scratch bytes (default ``SCRATCH_BYTES``)."""
+    budget = SCRATCH_BYTES if budget is None else budget
     per_image = rows * per_row * itemsize
     batched = rows * (per_row + batch_row) * itemsize
-    if rows * row_len >= BATCH_BELOW or n <= 1 or batched > SCRATCH_BYTES:
+    if rows * row_len >= BATCH_BELOW or n <= 1 or batched > budget:
         nb = 1
-        rb = rows if views or per_image <= SCRATCH_BYTES else \
-            max(1, min(rows, SCRATCH_BYTES // max(per_row * itemsize, 1)))
+        rb = rows if views or per_image <= budget else \
+            max(1, min(rows, budget // max(per_row * itemsize, 1)))
     else:
-        nb, rb = min(n, SCRATCH_BYTES // max(batched, 1)), rows
+        nb, rb = min(n, budget // max(batched, 1)), rows
     chunks = [(n0, min(n, n0 + nb), r0, min(rows, r0 + rb)) for n0 in range(0, n, nb) for r0 in range(0, rows, rb)]
     return (nb, rb), chunks
 
@@ -110,6 +137,7 @@ def _im2col(x, cols, r0, kernel, stride, padding, dilation):
 def _col2im(cols, out, r0, kernel, stride, padding, dilation):
     """The transpose of ``_im2col``: add patches ``cols`` (n, O, kh, kw,
     rows, W) of input rows ``r0 ..`` into ``out`` (n, O, H', W')."""
+    m = xp()
     _, _, ho, wo = out.shape
     rb, w = cols.shape[4], cols.shape[5]
     (kh, kw), (sh, sw), ((pt, _), (pl, _)), (dh, dw) = kernel, stride, padding, dilation
@@ -125,7 +153,7 @@ def _col2im(cols, out, r0, kernel, stride, padding, dilation):
                 continue
             cb = j0 * sw + b * dw - pl
             dst = out[:, :, ra:ra + (i1 - i0 - 1) * sh + 1:sh, cb:cb + (j1 - j0 - 1) * sw + 1:sw]
-            np.add(dst, cols[:, :, a, b, i0:i1, j0:j1], out=dst)
+            m.add(dst, cols[:, :, a, b, i0:i1, j0:j1], out=dst)
 
 
 def _pointwise(kernel, stride, padding) -> bool:
@@ -136,7 +164,7 @@ def _as(a, dtype):
     """``a`` C-contiguous in ``dtype`` (a copy only when needed): with
     canonical strides every call takes the same BLAS paths, so results do
     not depend on how a feed was laid out."""
-    return np.ascontiguousarray(a, dtype=dtype)
+    return xp().ascontiguousarray(a, dtype=dtype)
 
 
 # ---------------------------------------------------------------- convolutions
@@ -147,7 +175,72 @@ def _as(a, dtype):
 # operand and its result are plain views of the input and output.
 
 def _buffer(shape_or_size, dtype):
-    return np.empty(shape_or_size if isinstance(shape_or_size, int) else math.prod(shape_or_size), dtype)
+    return xp().empty(shape_or_size if isinstance(shape_or_size, int) else math.prod(shape_or_size), dtype)
+
+
+#: byte alignment of each scratch buffer carved from a workspace
+_ALIGN = 64
+
+
+def _scratch_nbytes(counts, itemsize: int) -> int:
+    """Workspace bytes for flat buffers of ``counts`` elements, each aligned."""
+    return sum(-(-n * itemsize // _ALIGN) * _ALIGN for n in counts)
+
+
+#: the least scratch a planned convolution accepts when its arena has no
+#: room for ``SCRATCH_BYTES`` at its step (smaller chunks cost time: 2 MiB
+#: measured ~10% slower on ResNet-50's 3x3 layers, 0.5 MiB ~40%)
+SCRATCH_LEAST = 2 << 20
+
+
+def _fit(sizes, workspace, itemsize):
+    """Chunks and scratch counts of a kernel: ``sizes(budget)`` at the
+    default budget, or, when the planner gave a smaller ``workspace``, at
+    the budget it holds (its chunks are then shorter)."""
+    chunks, counts = sizes(None)
+    if workspace is not None and workspace.nbytes < _scratch_nbytes(counts, itemsize):
+        chunks, counts = sizes(max(1, workspace.nbytes - len(counts) * _ALIGN))
+    return chunks, counts
+
+
+def _workspace_sizes(sizes, itemsize):
+    """A sizer's answer: (preferred bytes, least bytes) of the workspace."""
+    want = _scratch_nbytes(sizes(None)[1], itemsize)
+    return want, min(want, _scratch_nbytes(sizes(SCRATCH_LEAST)[1], itemsize))
+
+
+def _scratch(workspace, counts, dtype):
+    """Flat buffers of ``counts`` elements (``None`` for 0), carved one after
+    another from ``workspace`` (the memory planner's flat ``uint8`` block,
+    live only while this kernel runs) when it is given and large enough;
+    else allocated, as without a plan."""
+    dtype = np.dtype(dtype)
+    if workspace is None or workspace.nbytes < _scratch_nbytes(counts, dtype.itemsize):
+        return [_buffer(n, dtype) if n else None for n in counts]
+    bufs, at = [], 0
+    for n in counts:
+        if not n:
+            bufs.append(None)
+            continue
+        bufs.append(workspace[at:at + n * dtype.itemsize].view(dtype))
+        at += -(-n * dtype.itemsize // _ALIGN) * _ALIGN
+    return bufs
+
+
+def _conv2d_scratch(n, c, o, kh, kw, ho, wo, itemsize, pointwise, budget=None):
+    """Chunks of a convolution (or its weight gradient) and its scratch in
+    elements: (patches, one batched block of the output or the gradient)."""
+    (nb, rb), chunks = _blocks(n, ho, wo, c * kh * kw * wo, itemsize, views=pointwise, batch_row=o * wo,
+                               budget=budget)
+    cols = c * kh * kw * nb * rb * wo if nb > 1 or not pointwise else 0
+    return chunks, (cols, o * nb * ho * wo if nb > 1 else 0)
+
+
+def _conv_transpose2d_scratch(n, c, o, kh, kw, h, wd, itemsize, budget=None):
+    """Chunks of a transposed convolution and its scratch in elements:
+    (patches, one batched block of the input)."""
+    (nb, rb), chunks = _blocks(n, h, wd, o * kh * kw * wd, itemsize, batch_row=c * wd, budget=budget)
+    return chunks, (o * kh * kw * nb * rb * wd, c * nb * h * wd if nb > 1 else 0)
 
 
 def _part(buf, shape):
@@ -170,13 +263,15 @@ def _channels_first(a, buf, n0, n1, r0, r1):
     if n1 - n0 == 1:
         return a[n0, :, r0:r1]
     part = _part(buf, (a.shape[1], n1 - n0, r1 - r0, a.shape[3]))
-    np.copyto(part, a[n0:n1, :, r0:r1].transpose(1, 0, 2, 3))
+    xp().copyto(part, a[n0:n1, :, r0:r1].transpose(1, 0, 2, 3))
     return part
 
 
-def conv2d_out(x, w, *, out, stride, padding, dilation, groups):
+def conv2d_out(x, w, *, out, stride, padding, dilation, groups, workspace=None):
     """im2col per chunk, then ``W (G, O/G, K) @ cols (G, K, n*r*W')``; a 1x1
-    stride-1 convolution skips im2col (its patches are the input itself)."""
+    stride-1 convolution skips im2col (its patches are the input itself).
+    ``workspace``: planned scratch (see ``conv2d_workspace``)."""
+    m = xp()
     x, w = _as(x, out.dtype), _as(w, out.dtype)
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
@@ -190,28 +285,29 @@ def conv2d_out(x, w, *, out, stride, padding, dilation, groups):
     kernel = (kh, kw)
     wm = _view(w, (g, og, k))
     pointwise = _pointwise(kernel, stride, padding)
-    (nb, rb), chunks = _blocks(n, ho, wo, c * kh * kw * wo, out.itemsize, views=pointwise, batch_row=o * wo)
-    cols_buf = _buffer(c * kh * kw * nb * rb * wo, out.dtype) if nb > 1 or not pointwise else None
-    res_buf = _buffer(o * nb * ho * wo, out.dtype) if nb > 1 else None
+    chunks, counts = _fit(lambda b: _conv2d_scratch(n, c, o, kh, kw, ho, wo, out.itemsize, pointwise, b),
+                          workspace, out.itemsize)
+    cols_buf, res_buf = _scratch(workspace, counts, out.dtype)
     for n0, n1, r0, r1 in chunks:
         length = (n1 - n0) * (r1 - r0) * wo
         if pointwise:
             cols = _channels_first(x, cols_buf, n0, n1, r0, r1)
         else:
             cols = _patches(x, cols_buf, n0, n1, r0, r1, wo, kernel, stride, padding, dilation)
-        cm = np.reshape(cols, (g, k, length))
+        cm = m.reshape(cols, (g, k, length))
         if n1 - n0 == 1:
-            np.matmul(wm, cm, out=_view(out[n0, :, r0:r1], (g, og, length)))
+            m.matmul(wm, cm, out=_view(out[n0, :, r0:r1], (g, og, length)))
         else:
             res = _part(res_buf, (g, og, length))
-            np.matmul(wm, cm, out=res)
-            np.copyto(out[n0:n1], _view(res, (o, n1 - n0, ho, wo)).transpose(1, 0, 2, 3))
+            m.matmul(wm, cm, out=res)
+            m.copyto(out[n0:n1], _view(res, (o, n1 - n0, ho, wo)).transpose(1, 0, 2, 3))
     return out
 
 
-def conv_transpose2d_out(x, w, *, out, stride, padding, output_padding, dilation, groups):
+def conv_transpose2d_out(x, w, *, out, stride, padding, output_padding, dilation, groups, workspace=None):
     """col2im: per chunk of input rows, ``cols = W^T x`` (one product), then
     each window offset's patch is added at its strided output positions."""
+    m = xp()
     x, w = _as(x, out.dtype), _as(w, out.dtype)
     n, c, h, wd = x.shape
     _, og, kh, kw = w.shape
@@ -224,27 +320,28 @@ def conv_transpose2d_out(x, w, *, out, stride, padding, output_padding, dilation
     if c == 0 or h == 0 or wd == 0:
         out.fill(0)
         return out
-    wt = np.reshape(w, (g, cg, og * kh * kw)).transpose(0, 2, 1)  # (G, O/G*kh*kw, C/G): BLAS reads it transposed
+    wt = m.reshape(w, (g, cg, og * kh * kw)).transpose(0, 2, 1)  # (G, O/G*kh*kw, C/G): BLAS reads it transposed
     if _pointwise(kernel, stride, padding) and (ho, wo) == (h, wd) and h * wd >= BATCH_BELOW:
-        np.matmul(wt, np.reshape(x, (n, g, cg, h * wd)), out=_view(out, (n, g, og, ho * wo)))
+        m.matmul(wt, m.reshape(x, (n, g, cg, h * wd)), out=_view(out, (n, g, og, ho * wo)))
         return out
     out.fill(0)
-    (nb, rb), chunks = _blocks(n, h, wd, o * kh * kw * wd, out.itemsize, batch_row=c * wd)
-    cols_buf = _buffer(o * kh * kw * nb * rb * wd, out.dtype)
-    x_buf = _buffer(c * nb * h * wd, out.dtype) if nb > 1 else None
+    chunks, counts = _fit(lambda b: _conv_transpose2d_scratch(n, c, o, kh, kw, h, wd, out.itemsize, b),
+                          workspace, out.itemsize)
+    cols_buf, x_buf = _scratch(workspace, counts, out.dtype)
     for n0, n1, r0, r1 in chunks:
         length = (n1 - n0) * (r1 - r0) * wd
-        xs = np.reshape(_channels_first(x, x_buf, n0, n1, r0, r1), (g, cg, length))
+        xs = m.reshape(_channels_first(x, x_buf, n0, n1, r0, r1), (g, cg, length))
         cols = _part(cols_buf, (o, kh, kw, n1 - n0, r1 - r0, wd))
-        product = np.multiply if cg == 1 else np.matmul  # depthwise: outer products, one broadcast multiply
+        product = m.multiply if cg == 1 else m.matmul  # depthwise: outer products, one broadcast multiply
         product(wt, xs, out=_view(cols, (g, og * kh * kw, length)))
         _col2im(cols.transpose(3, 0, 1, 2, 4, 5), out[n0:n1], r0, kernel, stride, padding, dilation)
     return out
 
 
-def conv2d_backward_weight_out(x, g, *, out, stride, padding, dilation, groups, kernel):
+def conv2d_backward_weight_out(x, g, *, out, stride, padding, dilation, groups, kernel, workspace=None):
     """dW[o, c, a, b] = sum over images and output positions of g * patch:
     per chunk one product ``g (G, O/G, n*r*W') @ cols^T``, summed into ``out``."""
+    m = xp()
     x, g = _as(x, out.dtype), _as(g, out.dtype)
     n, c, h, wd = x.shape
     o, cg, kh, kw = out.shape
@@ -257,23 +354,23 @@ def conv2d_backward_weight_out(x, g, *, out, stride, padding, dilation, groups, 
     if n == 0 or ho * wo == 0:
         return out
     pointwise = _pointwise(kernel, stride, padding)
-    (nb, rb), chunks = _blocks(n, ho, wo, c * kh * kw * wo, out.itemsize, views=pointwise, batch_row=o * wo)
-    cols_buf = _buffer(c * kh * kw * nb * rb * wo, out.dtype) if nb > 1 or not pointwise else None
-    g_buf = _buffer(o * nb * ho * wo, out.dtype) if nb > 1 else None
-    part_out = np.empty_like(out3) if len(chunks) > 1 else None
+    chunks, counts = _fit(lambda b: _weight_grad_scratch(n, c, o, kh, kw, ho, wo, out.itemsize, pointwise,
+                                                         out.size, b), workspace, out.itemsize)
+    cols_buf, g_buf, part_buf = _scratch(workspace, counts, out.dtype)
+    part_out = _part(part_buf, out3.shape) if part_buf is not None else None
     for step, (n0, n1, r0, r1) in enumerate(chunks):
         length = (n1 - n0) * (r1 - r0) * wo
         if pointwise:
             cols = _channels_first(x, cols_buf, n0, n1, r0, r1)
         else:
             cols = _patches(x, cols_buf, n0, n1, r0, r1, wo, kernel, stride, padding, dilation)
-        cm = np.reshape(cols, (G, k, length)).transpose(0, 2, 1)
-        gm = np.reshape(_channels_first(g, g_buf, n0, n1, r0, r1), (G, og, length))
+        cm = m.reshape(cols, (G, k, length)).transpose(0, 2, 1)
+        gm = m.reshape(_channels_first(g, g_buf, n0, n1, r0, r1), (G, og, length))
         if step == 0:
-            np.matmul(gm, cm, out=out3)
+            m.matmul(gm, cm, out=out3)
         else:
-            np.matmul(gm, cm, out=part_out)
-            np.add(out3, part_out, out=out3)
+            m.matmul(gm, cm, out=part_out)
+            m.add(out3, part_out, out=out3)
     return out
 
 
@@ -285,13 +382,14 @@ def _lowest(dtype):
 
 def max_pool2d_out(x, *, out, kernel, stride, padding, dilation, ceil_mode):
     """Running maximum over the window offsets, into ``out`` (NaN propagates)."""
+    m = xp()
     out.fill(_lowest(out.dtype))
     if out.size == 0:
         return out
     for a, b, (i0, i1, j0, j1), (rows, cols) in windows(out.shape[2:], x.shape[2:], kernel, stride, padding,
                                                         dilation):
         dst = out[:, :, i0:i1, j0:j1]
-        np.maximum(dst, x[:, :, rows, cols], out=dst)
+        m.maximum(dst, x[:, :, rows, cols], out=dst)
     return out
 
 
@@ -299,15 +397,16 @@ def _first_max_hits(x, y, kernel, stride, padding, dilation):
     """For each window offset in row-major order: the output block, the
     input slices, and a mask of the windows whose first maximum is there
     (ties go to the first; windows whose maximum is NaN get none)."""
-    taken = np.zeros(y.shape, bool)
-    hit = np.empty(y.shape, bool)
+    m = xp()
+    taken = m.zeros(y.shape, bool)
+    hit = m.empty(y.shape, bool)
     for a, b, (i0, i1, j0, j1), (rows, cols) in windows(y.shape[2:], x.shape[2:], kernel, stride, padding,
                                                         dilation):
         t = taken[:, :, i0:i1, j0:j1]
         h = hit[:, :, i0:i1, j0:j1]
-        np.equal(x[:, :, rows, cols], y[:, :, i0:i1, j0:j1], out=h)
-        np.greater(h, t, out=h)  # hit and not yet taken
-        np.logical_or(t, h, out=t)
+        m.equal(x[:, :, rows, cols], y[:, :, i0:i1, j0:j1], out=h)
+        m.greater(h, t, out=h)  # hit and not yet taken
+        m.logical_or(t, h, out=t)
         yield (i0, i1, j0, j1), (rows, cols), h
 
 
@@ -319,13 +418,14 @@ def max_pool2d_backward_out(x, y, g, *, out, kernel, stride, padding, dilation, 
     out.fill(0)
     if out.size == 0 or y.size == 0:
         return out
-    g = np.asarray(g)
-    tmp = np.empty(y.shape, out.dtype)
+    m = xp()
+    g = m.asarray(g)
+    tmp = m.empty(y.shape, out.dtype)
     for (i0, i1, j0, j1), (rows, cols), h in _first_max_hits(x, y, kernel, stride, padding, dilation):
         t = tmp[:, :, i0:i1, j0:j1]
-        np.multiply(g[:, :, i0:i1, j0:j1], h, out=t)
+        m.multiply(g[:, :, i0:i1, j0:j1], h, out=t)
         dst = out[:, :, rows, cols]
-        np.add(dst, t, out=dst)
+        m.add(dst, t, out=dst)
     return out
 
 
@@ -334,55 +434,60 @@ def max_pool2d_select_out(x, y, c, *, out, kernel, stride, padding, dilation, ce
     out.fill(0)
     if out.size == 0:
         return out
-    c = np.asarray(c)
-    tmp = np.empty(y.shape, out.dtype)
+    m = xp()
+    c = m.asarray(c)
+    tmp = m.empty(y.shape, out.dtype)
     for (i0, i1, j0, j1), (rows, cols), h in _first_max_hits(x, y, kernel, stride, padding, dilation):
         t = tmp[:, :, i0:i1, j0:j1]
-        np.multiply(c[:, :, rows, cols], h, out=t)
+        m.multiply(c[:, :, rows, cols], h, out=t)
         dst = out[:, :, i0:i1, j0:j1]
-        np.add(dst, t, out=dst)
+        m.add(dst, t, out=dst)
     return out
 
 
 def _avg_divisor(out_hw, in_hw, kernel, stride, padding, count_include_pad, dtype):
     """The divisor of each output position (PyTorch's rule, with the end
     padding apart): the window clipped to the padded image, or to the image
-    itself when ``count_include_pad`` is False."""
+    itself when ``count_include_pad`` is False.  Integer arithmetic on the
+    device (exact, so the same values everywhere)."""
+    m = xp()
     sizes = []
     for no, ni, k, s, (p0, p1) in zip(out_hw, in_hw, kernel, stride, padding):
-        start = np.arange(no) * s - p0
-        end = np.minimum(start + k, ni + p1)
+        start = m.arange(no) * s - p0
+        end = m.minimum(start + k, ni + p1)
         if count_include_pad:
             sizes.append(end - start)
         else:
-            sizes.append(np.minimum(end, ni) - np.maximum(start, 0))
-    return np.multiply.outer(sizes[0], sizes[1]).astype(dtype)
+            sizes.append(m.minimum(end, ni) - m.maximum(start, 0))
+    return (sizes[0][:, None] * sizes[1][None, :]).astype(dtype)
 
 
 def avg_pool2d_out(x, *, out, kernel, stride, padding, ceil_mode, count_include_pad):
+    m = xp()
     out.fill(0)
     if out.size == 0:
         return out
     for a, b, (i0, i1, j0, j1), (rows, cols) in windows(out.shape[2:], x.shape[2:], kernel, stride, padding,
                                                         (1, 1)):
         dst = out[:, :, i0:i1, j0:j1]
-        np.add(dst, x[:, :, rows, cols], out=dst)
+        m.add(dst, x[:, :, rows, cols], out=dst)
     with np.errstate(divide="ignore", invalid="ignore"):  # a window wholly in the padding: 0/0, as PyTorch
-        np.divide(out, _avg_divisor(out.shape[2:], x.shape[2:], kernel, stride, padding, count_include_pad,
+        m.divide(out, _avg_divisor(out.shape[2:], x.shape[2:], kernel, stride, padding, count_include_pad,
                                     out.dtype), out=out)
     return out
 
 
 def avg_pool2d_backward_out(g, *, out, kernel, stride, padding, ceil_mode, count_include_pad, input_hw):
+    m = xp()
     out.fill(0)
     if out.size == 0 or g.size == 0:
         return out
     with np.errstate(divide="ignore", invalid="ignore"):
-        gd = np.divide(g, _avg_divisor(g.shape[2:], input_hw, kernel, stride, padding, count_include_pad,
+        gd = m.divide(g, _avg_divisor(g.shape[2:], input_hw, kernel, stride, padding, count_include_pad,
                                        out.dtype), dtype=out.dtype)
     for a, b, (i0, i1, j0, j1), (rows, cols) in windows(g.shape[2:], input_hw, kernel, stride, padding, (1, 1)):
         dst = out[:, :, rows, cols]
-        np.add(dst, gd[:, :, i0:i1, j0:j1], out=dst)
+        m.add(dst, gd[:, :, i0:i1, j0:j1], out=dst)
     return out
 
 
@@ -395,7 +500,15 @@ def _generator(key):
 
 
 def random_uniform_out(key, *, out, shape, dtype):
-    _generator(key).random(out=out, dtype=out.dtype)
+    """Philox on the host (NumPy's stream, so every device draws the same
+    values); on another device, drawn into a host buffer and uploaded."""
+    m = xp()
+    if m is np:
+        _generator(key).random(out=out, dtype=out.dtype)
+        return out
+    host = np.empty(out.shape, out.dtype)
+    _generator(key).random(out=host, dtype=host.dtype)  # int(key): a device scalar comes to the host
+    m.copyto(out, m.asarray(host))
     return out
 
 
@@ -422,17 +535,18 @@ _THRESH = 0.46875
 ERF_CHUNK = 1 << 14
 
 
-def _exp_minus_square(y):
+def _exp_minus_square(m, y):
     """exp(-y*y) to full precision: y*y split so its rounding error is not
     amplified (Cody's trick)."""
-    ysq = np.trunc(y * 16.0) / 16.0
-    return np.exp(-ysq * ysq) * np.exp(-(y - ysq) * (y + ysq))
+    ysq = m.trunc(y * 16.0) / 16.0
+    return m.exp(-ysq * ysq) * m.exp(-(y - ysq) * (y + ysq))
 
 
 def _erf64(x):
     """erf of a float64 array (a new array)."""
-    y = np.abs(x)
-    out = np.empty_like(y)
+    m = xp()
+    y = m.abs(x)
+    out = m.empty_like(y)
     small = y <= _THRESH
     mid = ~small & (y <= 4.0)
     big = y > 4.0
@@ -450,8 +564,8 @@ def _erf64(x):
         for i in range(7):
             num = (num + _C[i]) * v
             den = (den + _D[i]) * v
-        erfc = (num + _C[7]) / (den + _D[7]) * _exp_minus_square(v)
-        out[mid] = np.copysign((0.5 - erfc) + 0.5, x[mid])
+        erfc = (num + _C[7]) / (den + _D[7]) * _exp_minus_square(m, v)
+        out[mid] = m.copysign((0.5 - erfc) + 0.5, x[mid])
     if big.any():
         v = y[big]
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -461,9 +575,9 @@ def _erf64(x):
                 num = (num + _P[i]) * z
                 den = (den + _Q[i]) * z
             r = z * (num + _P[4]) / (den + _Q[4])
-            erfc = np.where(v < 27.0, (_SQRPI - r) / v * _exp_minus_square(np.minimum(v, 27.0)), 0.0)
-        out[big] = np.copysign((0.5 - erfc) + 0.5, x[big])
-    nan = np.isnan(x)
+            erfc = m.where(v < 27.0, (_SQRPI - r) / v * _exp_minus_square(m, m.minimum(v, 27.0)), 0.0)
+        out[big] = m.copysign((0.5 - erfc) + 0.5, x[big])
+    nan = m.isnan(x)
     if nan.any():
         out[nan] = np.nan
     return out
@@ -473,10 +587,11 @@ def erf_out(x, *, out):
     """Chunked: float64 temporaries for ERF_CHUNK elements at a time.  Works
     in place (each chunk is read before it is written); a non-contiguous
     input is flattened once (a copy)."""
+    m = xp()
     if out.ndim == 0:
-        out[...] = _erf64(np.asarray(x, dtype=np.float64).reshape(1))[0]
+        out[...] = _erf64(m.asarray(x, dtype=np.float64).reshape(1))[0]
         return out
-    flat_x, flat_out = np.ravel(x), _view(out, (-1,))
+    flat_x, flat_out = m.ravel(x), _view(out, (-1,))
     for s in range(0, out.size, ERF_CHUNK):
         e = min(out.size, s + ERF_CHUNK)
         flat_out[s:e] = _erf64(flat_x[s:e].astype(np.float64))
@@ -490,14 +605,14 @@ def _register(op, out_kernel, result):
     output; the plain kernel then runs the out-kernel into it."""
     def kernel(*args, **params):
         shape, dtype = result(*args, **params)
-        return out_kernel(*args, out=np.empty(shape, dtype), **params)
+        return out_kernel(*args, out=xp().empty(shape, dtype), **params)
     kernel.__name__ = op
     set_attr(op, "numpy_kernel", kernel)
     set_attr(op, "numpy_out_kernel", out_kernel)
 
 
 def _res(*arrays):
-    return np.result_type(*(np.asarray(a).dtype for a in arrays))
+    return np.result_type(*(_dtype(a) for a in arrays))
 
 
 def _conv2d_result(x, w, stride, padding, dilation, groups):
@@ -521,18 +636,68 @@ def _pool_result(x, kernel, stride, padding, dilation=(1, 1), ceil_mode=False, *
 
     hw = tuple(pool_out_size(m, k, s, p[0], p[1], d, ceil_mode)
                for m, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
-    return x.shape[:2] + hw, np.asarray(x).dtype
+    return x.shape[:2] + hw, _dtype(x)
+
+
+def _weight_grad_scratch(n, c, o, kh, kw, ho, wo, itemsize, pointwise, part, budget=None):
+    """The convolution's chunks and scratch, and one partial weight
+    gradient (``part`` elements) when there are several chunks."""
+    chunks, counts = _conv2d_scratch(n, c, o, kh, kw, ho, wo, itemsize, pointwise, budget)
+    return chunks, counts + (part if len(chunks) > 1 else 0,)
+
+
+# The sizers: ``node -> (preferred bytes, least bytes)`` of the workspace an
+# out-kernel takes (0: none).  Given less than preferred, the kernel cuts
+# its chunks to what it got.
+
+def conv2d_workspace(node):
+    """Workspace of ``conv2d_out`` for ``node``."""
+    (n, c, _, _), (o, cg, kh, kw) = node.inputs[0].shape, node.inputs[1].shape
+    if math.prod(node.shape) == 0 or cg == 0:
+        return 0
+    pointwise = _pointwise((kh, kw), node.param("stride"), node.param("padding"))
+    ho, wo, size = node.shape[2], node.shape[3], node.dtype.itemsize
+    return _workspace_sizes(lambda b: _conv2d_scratch(n, c, o, kh, kw, ho, wo, size, pointwise, b), size)
+
+
+def conv_transpose2d_workspace(node):
+    """Workspace of ``conv_transpose2d_out`` for ``node``."""
+    (n, c, h, wd), (_, _, kh, kw) = node.inputs[0].shape, node.inputs[1].shape
+    o, ho, wo = node.shape[1:]
+    if math.prod(node.shape) == 0 or c == 0 or h == 0 or wd == 0:
+        return 0
+    if _pointwise((kh, kw), node.param("stride"), node.param("padding")) and (ho, wo) == (h, wd) \
+            and h * wd >= BATCH_BELOW:
+        return 0
+    size = node.dtype.itemsize
+    return _workspace_sizes(lambda b: _conv_transpose2d_scratch(n, c, o, kh, kw, h, wd, size, b), size)
+
+
+def conv2d_backward_weight_workspace(node):
+    """Workspace of ``conv2d_backward_weight_out`` for ``node``."""
+    (n, c, _, _), (_, o, ho, wo) = node.inputs[0].shape, node.inputs[1].shape
+    _, _, kh, kw = node.shape
+    if math.prod(node.shape) == 0 or n == 0 or ho * wo == 0:
+        return 0
+    pointwise = _pointwise((kh, kw), node.param("stride"), node.param("padding"))
+    size, part = node.dtype.itemsize, math.prod(node.shape)
+    return _workspace_sizes(lambda b: _weight_grad_scratch(n, c, o, kh, kw, ho, wo, size, pointwise, part, b),
+                            size)
 
 
 _register("conv2d", conv2d_out, _conv2d_result)
 _register("conv_transpose2d", conv_transpose2d_out, _conv_transpose2d_result)
 _register("conv2d_backward_weight", conv2d_backward_weight_out,
           lambda x, g, groups, kernel, **p: ((g.shape[1], x.shape[1] // groups) + tuple(kernel), _res(x, g)))
+# kernel scratch the memory planner places in the arena (see fgraph/engines/arena.py)
+set_attr("conv2d", "numpy_workspace", conv2d_workspace)
+set_attr("conv_transpose2d", "numpy_workspace", conv_transpose2d_workspace)
+set_attr("conv2d_backward_weight", "numpy_workspace", conv2d_backward_weight_workspace)
 _register("max_pool2d", max_pool2d_out, _pool_result)
-_register("max_pool2d_backward", max_pool2d_backward_out, lambda x, y, g, **p: (x.shape, np.asarray(g).dtype))
-_register("max_pool2d_select", max_pool2d_select_out, lambda x, y, c, **p: (y.shape, np.asarray(c).dtype))
+_register("max_pool2d_backward", max_pool2d_backward_out, lambda x, y, g, **p: (x.shape, _dtype(g)))
+_register("max_pool2d_select", max_pool2d_select_out, lambda x, y, c, **p: (y.shape, _dtype(c)))
 _register("avg_pool2d", avg_pool2d_out, _pool_result)
 _register("avg_pool2d_backward", avg_pool2d_backward_out,
-          lambda g, input_hw, **p: (g.shape[:2] + tuple(input_hw), np.asarray(g).dtype))
+          lambda g, input_hw, **p: (g.shape[:2] + tuple(input_hw), _dtype(g)))
 _register("random_uniform", random_uniform_out, lambda key, shape, dtype: (shape, dtype))
-_register("erf", erf_out, lambda x: (np.shape(x), np.sin(np.zeros(1, np.asarray(x).dtype)).dtype))
+_register("erf", erf_out, lambda x: (getattr(x, "shape", ()), np.sin(np.zeros(1, _dtype(x))).dtype))
