@@ -12,7 +12,7 @@ import fgraph.numpy as fnp
 from ..tree import flatten
 from .report import environment, save, table
 from .timing import best_of, peak_bytes
-from .workloads import WORKLOADS, make_inputs
+from .workloads import MICRO_BATCHED, WORKLOADS, make_inputs
 
 
 
@@ -75,9 +75,42 @@ def measure(name: str, repeats: int) -> dict:
             "max_rel_error": worst}
 
 
+def measure_micro_batched(name: str, ks: tuple, repeats: int) -> list[dict]:
+    """The inference workload compiled plainly and with ``micro_batch=k``
+    for each k: peak (arena(s) plus a run's own allocations, the outputs
+    included) and time against eager NumPy, measured side by side."""
+    rng = np.random.default_rng(0)
+    fn, args, names = make_inputs(name, rng)
+    graph, feeds = _build(name, fn, args, names)
+    optimised = fgraph.optimise(graph)
+    plain = fgraph.compile(optimised)
+    eager = _eager(name, fn, args)
+    want = eager()
+    exes = {k: fgraph.compile(optimised, micro_batch=(k, ["x"])) for k in ks}
+    contenders = {"numpy": eager, "graph": lambda: plain(**feeds)}
+    contenders.update({f"mb{k}": (lambda e=e: e(**feeds)) for k, e in exes.items()})
+    t = best_of(contenders, repeats)
+    eager_peak = peak_bytes(eager)
+    plain(**feeds)
+    graph_peak = plain.memory.arena_bytes + peak_bytes(lambda: plain(**feeds))
+    rows = []
+    for k, exe in exes.items():
+        got = exe(**feeds)
+        m = exe.memory
+        peak = m.total_arena_bytes + peak_bytes(lambda: exe(**feeds))
+        rows.append({"workload": name, "batch": m.batch, "micro_batch": k, "chunks": m.chunks,
+                     "chunk_arena_MB": m.total_arena_bytes / 2**20, "mb_peak_MB": peak / 2**20,
+                     "graph_peak_MB": graph_peak / 2**20, "eager_peak_MB": eager_peak / 2**20,
+                     "eager_vs_mb_peak": eager_peak / peak, "mb_ms": 1e3 * t[f"mb{k}"], "graph_ms": 1e3 * t["graph"],
+                     "numpy_ms": 1e3 * t["numpy"], "mb_time_vs_numpy": t[f"mb{k}"] / t["numpy"],
+                     "max_rel_error": float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) or 1.0))})
+    return rows
+
+
 def main(quick: bool = False, out: str = "bench-results") -> int:
     repeats = 3 if quick else 9
     rows = [measure(name, repeats) for name in WORKLOADS]
+    mb_rows = [r for name, ks in MICRO_BATCHED.items() for r in measure_micro_batched(name, ks, repeats)]
     print("fgraph memory benchmark (float32)")
     print(environment())
     print("\nPeak memory: the graph's arena plus a steady-state run's own allocations (outputs) against "
@@ -88,5 +121,11 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
     print()
     print(table(rows, ["workload", "inplace_pairs", "updates_in_place", "schedule", "offsets", "build_ms", "optimise_ms",
                        "compile_plan_ms", "max_rel_error"]))
-    print("saved", save("memory", out, {"rows": rows}))
+    print("\nMicro-batched inference (fgraph.compile(g, micro_batch=k): k rows of the batch at a time, in an "
+          "arena planned for k rows; same results as the plain compile): peak = the chunk program's arena plus "
+          "a run's own allocations (the full outputs included), against eager NumPy on the whole batch.")
+    print(table(mb_rows, ["workload", "batch", "micro_batch", "chunks", "chunk_arena_MB", "mb_peak_MB", "graph_peak_MB",
+                          "eager_peak_MB", "eager_vs_mb_peak", "mb_ms", "graph_ms", "numpy_ms", "mb_time_vs_numpy",
+                          "max_rel_error"]))
+    print("saved", save("memory", out, {"rows": rows, "micro_batched": mb_rows}))
     return 0

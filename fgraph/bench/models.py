@@ -25,6 +25,11 @@ forward, backward and Adam, at batch 128):
   ``MALLOC_MMAP_THRESHOLD_=65536``, so every buffer of 64 KiB or more is its
   own mapping returned to the system when freed: the RSS then follows live
   memory and does not depend on what setup happened to free;
+- micro-batched (``graph_mb``, ImageNet networks at batch > 1): the
+  optimised graph compiled with ``micro_batch=MICRO_BATCH`` (rows of the
+  batch run a few at a time in an arena planned for that many rows; the
+  same results), timed beside the others and measured in a fresh process
+  the same way; its columns and target lines are labelled micro-batched;
 - onnxruntime (when installed): the onnx package's ``light_*.onnx`` of the
   same network with the same weights written in
   (:func:`fgraph.models.onnx_with_params`), ``intra_op_num_threads`` = the
@@ -68,6 +73,8 @@ TARGET_BUILD_S = 0.2
 MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536"}
 #: other processes' CPU use (cores) below which a timing round counts as quiet
 QUIET_CORES = 0.25
+#: rows per chunk of the micro-batched variant (fgraph.compile(g, micro_batch=...))
+MICRO_BATCH = 1
 
 FAMILIES = ("conv", "matmul/gemm", "pool", "elementwise (fused, incl. batch norm)", "other")
 _CONV = {"conv2d", "conv_transpose2d", "conv2d_backward_weight"}
@@ -132,10 +139,10 @@ def prepare(net: str, batch: int, variant: str) -> dict:
     t0 = time.perf_counter()
     graph = build(net, batch, lifted)
     t1 = time.perf_counter()
-    if variant == "graph":
+    if variant in ("graph", "graph_mb"):
         optimised = fgraph.optimise(graph)
         t2 = time.perf_counter()
-        exe = fgraph.compile(optimised)
+        exe = fgraph.compile(optimised, **({"micro_batch": MICRO_BATCH} if variant == "graph_mb" else {}))
     else:
         optimised, t2 = graph, t1
         exe = fgraph.compile(graph, plan_memory=False)
@@ -356,7 +363,8 @@ def child(variant: str, net: str, batch: int, runs: int, repeats: int) -> dict:
     exe, feeds = p["exe"], p["feeds"]
     res = {k: p[k] for k in ("load_s", "build_s", "optimise_s", "plan_s")}
     del p
-    arena = exe.memory.arena_bytes if exe.memory is not None else 0
+    m = exe.memory
+    arena = 0 if m is None else getattr(m, "total_arena_bytes", m.arena_bytes)  # micro-batched: both programs
     tm = {}
 
     def traced():  # tracemalloc over the same runs, from the first (its own overhead: < 1 MB)
@@ -445,7 +453,8 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
     got, want = exe(**feeds), eager(**feeds)
     row["max_rel_diff_vs_eager"] = float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) or 1.0))
     m = exe.memory
-    row.update({"arena_MB": m.arena_bytes / 2**20, "lower_bound_MB": m.lower_bound_bytes / 2**20,
+    row.update({"arena_MB": m.arena_bytes / 2**20, "workspace_MB": m.workspace_bytes / 2**20,
+                "workspace_nodes": m.workspace_nodes, "lower_bound_MB": m.lower_bound_bytes / 2**20,
                 "arena_vs_lower_bound": m.ratio, "arena_vs_lower_bound_inplace": m.ratio_inplace,
                 "no_reuse_MB": m.no_reuse_bytes / 2**20})
     # the unoptimised graph's own lower bound: what eager evaluation must hold at best
@@ -453,14 +462,26 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
 
     unopt = ArenaPlan(e["graph"].outputs, e["graph"].updates).report
     row["eager_lower_bound_MB"] = unopt.lower_bound_bytes / 2**20
-    t = timed({"graph": lambda: exe(**feeds), "eager": lambda: eager(**feeds)}, repeats)
+    fns = {"graph": lambda: exe(**feeds), "eager": lambda: eager(**feeds)}
+    mb = None
+    if net in IMAGENET and batch > MICRO_BATCH:  # the micro-batched variant, timed beside the others
+        mb = prepare(net, batch, "graph_mb")["exe"]
+        got_mb = mb(**feeds)
+        row["mb_max_rel_diff_vs_graph"] = float(np.max(np.abs(got_mb - got)) / (np.max(np.abs(got)) or 1.0))
+        row["mb_micro_batch"] = MICRO_BATCH
+        row["mb_arena_MB"] = mb.memory.total_arena_bytes / 2**20
+        fns["graph_mb"] = lambda: mb(**feeds)
+    t = timed(fns, repeats)
     row.update({"graph_ms": 1e3 * t["best_s"]["graph"], "eager_ms": 1e3 * t["best_s"]["eager"],
                 "graph_vs_eager_time": t["best_s"]["graph"] / t["best_s"]["eager"],
                 "other_cores_during_timing": t["other_cores"], "timing_rounds": t["rounds"],
                 "quiet_rounds": t["quiet_rounds"]})
     row["families_graph_ms"] = {k: 1e3 * v for k, v in profile_program(exe, feeds).items()}
     row["families_eager_ms"] = {k: 1e3 * v for k, v in profile_program(eager, feeds).items()}
-    g = e = exe = eager = None  # free the weights and arenas before the children run
+    if mb is not None:
+        row["mb_ms"] = 1e3 * t["best_s"]["graph_mb"]
+        row["mb_vs_eager_time"] = t["best_s"]["graph_mb"] / t["best_s"]["eager"]
+    g = e = exe = eager = mb = None  # free the weights and arenas before the children run
     gc.collect()
     # fresh processes: cold build times and peak memory
     cg = run_child("graph", net, batch)
@@ -471,6 +492,10 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
                 "hwm_reset": cg["hwm_reset"] and ce["hwm_reset"], "fused_scratch_MB": cg["fused_scratch_MB"]})
     row["eager_vs_graph_peak"] = row["peak_eager_MB"] / max(row["peak_graph_MB"], 1e-9)
     row["eager_vs_graph_tracemalloc"] = row["tracemalloc_eager_MB"] / max(row["tracemalloc_graph_MB"], 1e-9)
+    if "mb_ms" in row:
+        cm = run_child("graph_mb", net, batch)
+        row.update({"peak_mb_MB": cm["rss_peak_MB"], "tracemalloc_mb_MB": cm["tracemalloc_peak_MB"],
+                    "eager_vs_mb_peak": row["peak_eager_MB"] / max(cm["rss_peak_MB"], 1e-9)})
     if ort and net in IMAGENET:
         co = run_child("ort", net, batch, repeats=repeats)
         row.update({"ort_ms": 1e3 * co["eval_s"], "ort_peak_MB": co["rss_peak_MB"],
@@ -485,7 +510,11 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
 
 COLUMNS = ["network", "batch", "build_ms", "optimise_ms", "plan_ms", "graph_ms", "eager_ms", "graph_vs_eager_time",
            "ort_ms", "graph_vs_ort_time", "peak_graph_MB", "peak_eager_MB", "eager_vs_graph_peak", "ort_peak_MB",
-           "arena_MB", "lower_bound_MB", "arena_vs_lower_bound"]
+           "arena_MB", "workspace_MB", "lower_bound_MB", "arena_vs_lower_bound"]
+#: the micro-batched variant (rows with batch > MICRO_BATCH)
+COLUMNS_MB = ["network", "batch", "mb_micro_batch", "mb_ms", "graph_ms", "eager_ms", "mb_vs_eager_time", "peak_mb_MB",
+              "peak_graph_MB", "peak_eager_MB", "eager_vs_mb_peak", "ort_peak_MB", "mb_arena_MB", "tracemalloc_mb_MB",
+              "mb_max_rel_diff_vs_graph"]
 COLUMNS2 = ["network", "batch", "load_ms", "cold_build_opt_plan_ms", "build_opt_plan_ms", "nodes", "nodes_optimised",
             "tracemalloc_graph_MB", "fused_scratch_MB", "tracemalloc_eager_MB", "eager_lower_bound_MB",
             "eager_vs_graph_tracemalloc", "no_reuse_MB",
@@ -507,6 +536,18 @@ def targets(rows: list[dict]) -> list[str]:
                 ok = r["peak_graph_MB"] < r["ort_peak_MB"]
                 lines.append(f"{tag}: peak {r['peak_graph_MB']:.1f} MB vs onnxruntime {r['ort_peak_MB']:.1f} MB "
                              f"(target below): {'met' if ok else 'MISSED'}")
+        if "eager_vs_mb_peak" in r and want:
+            got = r["eager_vs_mb_peak"]
+            mbtag = f"{tag} micro-batched (micro_batch={r['mb_micro_batch']})"
+            lines.append(f"{mbtag}: memory without graph / micro-batched graph {got:.2f}x (target >= {want}x): "
+                         f"{'met' if got >= want else 'MISSED'}")
+            if "ort_peak_MB" in r:
+                ok = r["peak_mb_MB"] < r["ort_peak_MB"]
+                lines.append(f"{mbtag}: peak {r['peak_mb_MB']:.1f} MB vs onnxruntime {r['ort_peak_MB']:.1f} MB "
+                             f"(target below): {'met' if ok else 'MISSED'}")
+            got = r["mb_vs_eager_time"]
+            lines.append(f"{mbtag}: eval micro-batched/without graph {got:.2f}x (target <= {TARGET_TIME_VS_EAGER}x): "
+                         f"{'met' if got <= TARGET_TIME_VS_EAGER else 'MISSED'}")
         got = r["graph_vs_eager_time"]
         lines.append(f"{tag}: eval with/without graph {got:.2f}x (target <= {TARGET_TIME_VS_EAGER}x): "
                      f"{'met' if got <= TARGET_TIME_VS_EAGER else 'MISSED'}")
@@ -583,7 +624,10 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
           f"memory the run adds to the loaded weights and program); the digits CNN row is a training step "
           f"(forward, backward, Adam) at batch {DIGITS_BATCH}; `*_other_cores`: other processes' CPU use during "
           f"the timing.\n",
-          table(rows, COLUMNS), "", table(rows, COLUMNS2), "", "## Where the time goes (ms per op family)\n",
+          table(rows, COLUMNS), "", table(rows, COLUMNS2), "",
+          *([f"## Micro-batched (`fgraph.compile(g, micro_batch={MICRO_BATCH})`: the batch run {MICRO_BATCH} row(s) at "
+             "a time in an arena planned for that; the same results)\n", table(mb_rows, COLUMNS_MB), ""]
+            if (mb_rows := [r for r in rows if "mb_ms" in r]) else []), "## Where the time goes (ms per op family)\n",
           family_table(rows), "", "## Targets\n", *[f"- {t}" for t in targets(rows)]]
     if not ort:
         md.append("\nonnxruntime is not installed (pip install 'fgraph[bench]'): its columns are empty.")
@@ -600,7 +644,7 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
 
 def _child_main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fgraph.bench.models")
-    ap.add_argument("--child", choices=("graph", "eager", "ort"))
+    ap.add_argument("--child", choices=("graph", "graph_mb", "eager", "ort"))
     ap.add_argument("--net", default="resnet50")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--runs", type=int, default=3)

@@ -68,6 +68,28 @@ def transformer_block(xp, x, wq, wk, wv, wo, w1, w2, g1, b1, g2, b2, heads=4):
     return x2 + gelu @ w2
 
 
+def transformer_batch(xp, x, wq, wk, wv, wo, w1, w2, g1, b1, g2, b2, heads=4):
+    """The same block on a batch of sequences, x: (batch, seq, d): attention
+    stays within each sequence, so every row of the batch is independent
+    (what a micro-batched compile can split)."""
+    n, seq, d = x.shape
+    hd = d // heads
+    h = layer_norm(xp, x, g1, b1)
+    q = xp.transpose(xp.reshape(h @ wq, (n, seq, heads, hd)), (0, 2, 1, 3))
+    k = xp.transpose(xp.reshape(h @ wk, (n, seq, heads, hd)), (0, 2, 3, 1))
+    v = xp.transpose(xp.reshape(h @ wv, (n, seq, heads, hd)), (0, 2, 1, 3))
+    scores = (q @ k) * float(1.0 / np.sqrt(hd))
+    scores = scores - xp.max(scores, axis=-1, keepdims=True)
+    att = xp.exp(scores)
+    att = att / xp.sum(att, axis=-1, keepdims=True)
+    ctx = xp.reshape(xp.transpose(att @ v, (0, 2, 1, 3)), (n, seq, d))
+    x2 = x + ctx @ wo
+    h2 = layer_norm(xp, x2, g2, b2)
+    u = h2 @ w1
+    gelu = 0.5 * u * (1.0 + xp.tanh(0.7978845608 * (u + 0.044715 * u * u * u)))
+    return x2 + gelu @ w2
+
+
 def pipeline(xp, a, b, steps=40):
     """A long element-wise pipeline (a signal-processing-like chain)."""
     y = a
@@ -92,14 +114,19 @@ def make_inputs(name: str, rng: np.random.Generator, dtype="float32"):
             return mlp_forward, [x] + ws, ["x", "w1", "b1", "w2", "b2", "w3", "b3"]
         y = np.eye(c, dtype=f)[rng.integers(0, c, n)]
         return mlp_train_step, [x, y] + ws, ["x", "y", "w1", "b1", "w2", "b2", "w3", "b3"]
-    if name == "transformer_block":
-        seq, d = 256, 512
-        args = [r(seq, d), *(r(d, d, scale=0.04) for _ in range(4)), r(d, 4 * d, scale=0.04),
+    if name in ("transformer_block", "transformer_batch"):
+        seq, d = (256, 512) if name == "transformer_block" else (128, 512)
+        x = r(seq, d) if name == "transformer_block" else r(8, seq, d)  # a batch of 8 sequences
+        args = [x, *(r(d, d, scale=0.04) for _ in range(4)), r(d, 4 * d, scale=0.04),
                 r(4 * d, d, scale=0.02), r(d) + 1, r(d), r(d) + 1, r(d)]
-        return transformer_block, args, ["x", "wq", "wk", "wv", "wo", "w1", "w2", "g1", "b1", "g2", "b2"]
+        fn = transformer_block if name == "transformer_block" else transformer_batch
+        return fn, args, ["x", "wq", "wk", "wv", "wo", "w1", "w2", "g1", "b1", "g2", "b2"]
     if name == "pipeline":
         return pipeline, [r(1_000_000), r(1_000_000)], ["a", "b"]
     raise KeyError(name)
 
 
 WORKLOADS = ("mlp_forward", "mlp_train_step", "transformer_block", "pipeline")
+#: inference workloads with a batch axis, and the chunk sizes (rows per
+#: chunk) the memory benchmark runs them micro-batched with
+MICRO_BATCHED = {"mlp_forward": (16, 64), "transformer_batch": (1, 2)}

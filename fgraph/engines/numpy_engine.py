@@ -15,6 +15,7 @@ import numpy as np
 from ..cache import ResultCache
 from ..devices import NumpyDevice, use
 from ..errors import FgraphError, format_location
+from ..symbol import error_at
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
 from .program import Program
@@ -44,10 +45,22 @@ class ArrayEngine:
         return arr
 
     # -- the engine
-    def compile(self, graph, plan_memory: bool = True, **options) -> Executable:
-        """``plan_memory=False`` skips the arena: arrays are allocated as the graph runs."""
+    def compile(self, graph, plan_memory: bool = True, micro_batch=None, **options) -> Executable:
+        """``plan_memory=False`` skips the arena: arrays are allocated as the graph runs.
+
+        ``micro_batch=k`` (or ``(k, [placeholder names])``): run the graph
+        ``k`` rows of its batched feeds at a time, in an arena planned for
+        ``k`` rows (see :mod:`fgraph.engines.microbatch`)."""
+        unknown = sorted(set(options) - set(self.executable.OPTIONS))
+        if unknown:
+            known = ["plan_memory", "micro_batch", *self.executable.OPTIONS]
+            raise error_at(FgraphError, "compile", f"the {self.name} engine has no option {unknown}; it takes {known}")
         self.check(graph.roots())
-        return self.executable(graph, self, self.kernel_attr, plan_memory=plan_memory)
+        if micro_batch is not None:
+            from .microbatch import compile_micro_batched
+
+            return compile_micro_batched(self, graph, micro_batch, plan_memory=plan_memory, **options)
+        return self.executable(graph, self, self.kernel_attr, plan_memory=plan_memory, **options)
 
     def evaluate(self, nodes, **options) -> list:
         """Evaluate nodes outside a compiled graph; results are memoised by
