@@ -356,3 +356,26 @@ def test_folding_works_before_anything_was_compiled():
             "print(sorted(n.op for n in fgraph.optimise(fgraph.Graph(x * fnp.reshape(c, (1, 64)))).nodes()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['constant', 'multiply', 'placeholder']"
+
+
+def test_trial_scratch_goes_back_once_every_choice_is_made():
+    """Strategies tried on a large array leave no temporaries in the
+    scratch pools: only what the chosen strategies use stays."""
+    from fgraph.engines.numpy_kernels import fused as fk
+
+    x = fnp.placeholder((1 << 19,), "float64", name="x")
+    g = fgraph.optimise(fgraph.Graph(fnp.sqrt(fnp.abs(x * 3.0 - 1.0)) * x + fnp.exp(-x)))
+    exe = fgraph.compile(g)
+    before = fk.scratch_bytes()
+    a = np.random.default_rng(0).standard_normal(1 << 19)
+    want = np.sqrt(np.abs(a * 3.0 - 1.0)) * a + np.exp(-a)
+    for _ in range(60):
+        assert_same(exe(x=a), want)
+        if all(isinstance(v, str) for k, v in fk._choice.items() if k[1] == a.shape):
+            break
+    else:
+        raise AssertionError("the strategy choice did not settle")
+    trial_bytes = sum(b.nbytes for pool in fk._trial_pools for bufs in pool.values() for b in bufs)
+    assert trial_bytes == 0
+    whole_temps = (1 << 19) * 8  # one whole-array float64 temporary: 4 MiB
+    assert fk.scratch_bytes() - before < whole_temps

@@ -129,11 +129,15 @@ def _scratch(dtypes: list, n: int) -> list[np.ndarray]:
     runs on this thread (one kernel runs at a time on a thread), so a
     steady-state run allocates nothing and the buffers cost the largest
     request, not one set per expression."""
-    pool = getattr(_pools, "bufs", None)
+    kind = "trial" if _trials_running else "bufs"  # trials draw from a pool of their own
+    pool = getattr(_pools, kind, None)
     if pool is None:
-        pool = _pools.bufs = {}
+        pool = {}
+        setattr(_pools, kind, pool)
         with _lock:
             _all_pools.append(pool)
+            if kind == "trial":
+                _trial_pools.append(pool)
     taken: dict = {}
     out = []
     for dt in dtypes:
@@ -149,6 +153,13 @@ def _scratch(dtypes: list, n: int) -> list[np.ndarray]:
 
 _compiled: dict = {}
 _choice: dict = {}
+#: Trials (timed calls choosing a strategy) take their scratch from
+#: per-thread trial pools, emptied whenever an expression has chosen: else
+#: every strategy tried on the largest arrays would leave its temporaries
+#: in the pool for good, and only the chosen ones need it.  (An expression
+#: still measuring then allocates again in one trial; its best of three counts.)
+_trials_running = 0
+_trial_pools: list = []
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 
@@ -292,9 +303,16 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
     if not ready:  # only native left, and this call's layout is still compiling
         return _blocked(c, ins, out)
     name = min(ready, key=lambda s: len(timings[s]))
-    t0 = time.perf_counter()
-    STRATEGIES[name](c, ins, out)
-    timings[name].append(time.perf_counter() - t0)
+    global _trials_running
+    with _lock:
+        _trials_running += 1
+    try:
+        t0 = time.perf_counter()
+        STRATEGIES[name](c, ins, out)
+        timings[name].append(time.perf_counter() - t0)
+    finally:
+        with _lock:
+            _trials_running -= 1
     # a candidate twice as slow as the best, twice measured (the first call
     # pays one-time costs), is out: the choice settles in fewer calls
     best = min(min(v) for v in timings.values() if v)
@@ -302,9 +320,17 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
         del timings[s]
     if all(len(v) >= _TRIALS for v in timings.values()):
         _choice[key] = min(timings, key=lambda s: min(timings[s]))
+        _release_trial_scratch()
     else:
         _choice[key] = timings
     return out
+
+
+def _release_trial_scratch() -> None:
+    with _lock:
+        if not _trials_running:
+            for pool in _trial_pools:
+                pool.clear()
 
 
 def _fma_into(a, b, c, out):
