@@ -41,12 +41,14 @@ CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
 SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself
 _TRIALS = 3  # timed calls per strategy before choosing (the best of them counts)
 #: "whole" is measured only while its temporaries take at most this many
-#: bytes.  They stay in the pool for good once tried, and at ResNet-50's
-#: largest activations (3 MiB each) a trial left 6.6 MB there, a third of
-#: the program's peak, and chunked strategies won there (ResNet-50's fused
-#: batch norms, whole / blocked time: 0.84x at 0.8 MiB of temporaries,
-#: 0.95x at 1.5 MiB, 1.13-1.16x at 3 and 6 MiB; native code beat both).
-WHOLE_SCRATCH_BYTES = 1 << 20
+#: bytes: its trials on ResNet-50's largest activations (3 MiB each) held
+#: 6.6 MB of scratch, a third of the program's peak, where chunked
+#: strategies win anyway (ResNet-50's fused batch norms, whole / blocked
+#: time: 0.84x at 0.8 MiB of temporaries, 0.95x at 1.5 MiB, 1.13-1.16x at
+#: 3 and 6 MiB; native code beat both).  At 256 KiB rather than 1 MiB,
+#: ResNet-50's element-wise time at batch 1 stayed 5.5-5.8 ms and its fused
+#: scratch fell from 1.65 to 1.0 MB (``python -m fgraph.bench models --quick``).
+WHOLE_SCRATCH_BYTES = 1 << 18
 
 
 # ---------------------------------------------------------------- code generation
