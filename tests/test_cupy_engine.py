@@ -160,11 +160,6 @@ def _compare(got, want, rtol, what):
             np.testing.assert_array_equal(g, w, err_msg=what)
 
 
-@pytest.fixture(scope="module")
-def host():
-    return CupyEngine(device=NumpyDevice())
-
-
 # ---------------------------------------------------------------- always: the NumPy device
 
 @pytest.mark.parametrize("name, fn, arrays, rtol, ref", CASES, ids=[c[0] for c in CASES])
@@ -246,14 +241,6 @@ def test_random_programs_on_the_numpy_device(host, prog):
 
 
 # ---------------------------------------------------------------- a GPU
-
-@pytest.fixture(scope="module")
-def cuda():
-    pytest.importorskip("cupy", reason="the CuPy engine's GPU tests need CuPy")
-    if REASON is not None:
-        pytest.skip(f"the CuPy engine's GPU tests need a GPU: {REASON}")
-    return CupyEngine()
-
 
 def _tol(rtol, dtypes):
     return max(rtol, 2e-5 if any(np.dtype(d) == np.float32 for d in dtypes) else 1e-10)

@@ -30,7 +30,7 @@ from hypothesis import assume, given, settings, strategies as st
 import fgraph
 import fgraph.nn as nn
 import fgraph.numpy as fnp
-from fgraph.devices import NumpyDevice, use
+from fgraph.devices import use
 from fgraph.devices.cupy_device import unavailable
 from fgraph.engines.cupy_engine import CupyEngine
 from fgraph.engines.cupy_kernels import COVERAGE, refusal
@@ -329,6 +329,19 @@ def _train_graph(x, w, b, stride, padding, dilation, groups, pool):
     return [loss] + list(fgraph.grad(loss, [x, w, b]))
 
 
+def _train_case(case, pool):
+    """A conv_case as a training graph (conv, pool, loss, gradients) and its feeds."""
+    x, w, b, kw = case
+    if b is None:
+        b = np.zeros(w.shape[0], w.dtype)
+    phs = [fnp.placeholder(a.shape, a.dtype, name=k) for a, k in ((x, "x"), (w, "w"), (b, "b"))]
+    try:
+        g = fgraph.Graph(_train_graph(*phs, kw["stride"], kw["padding"], kw["dilation"], kw["groups"], pool))
+    except fgraph.ShapeError:
+        assume(False)
+    return g, dict(x=x, w=w, b=b)
+
+
 def test_a_training_graph_on_the_pretend_device():
     """Raw (unfused: the pretend module has no ElementwiseKernel) graphs,
     planned and not, on the pretend device: every output a DeviceArray
@@ -369,11 +382,6 @@ def test_networks_unoptimised_on_the_pretend_device():
 
 # ---------------------------------------------------------------- graphs on the NumPy device
 
-@pytest.fixture(scope="module")
-def host():
-    return CupyEngine(device=NumpyDevice())
-
-
 def _same(got, want):
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b, strict=True)
@@ -383,16 +391,8 @@ def _same(got, want):
 @given(case=conv_case(), pool=st.sampled_from(["max", "avg", None]), optimise=st.booleans())
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning", "ignore:Mean of empty:RuntimeWarning")
 def test_conv_nets_and_gradients_on_the_numpy_device(host, case, pool, optimise):
-    x, w, b, kw = case
-    if b is None:
-        b = np.zeros(w.shape[0], w.dtype)
-    phs = [fnp.placeholder(a.shape, a.dtype, name=k) for a, k in ((x, "x"), (w, "w"), (b, "b"))]
-    try:
-        g = fgraph.Graph(_train_graph(*phs, kw["stride"], kw["padding"], kw["dilation"], kw["groups"], pool))
-    except fgraph.ShapeError:
-        assume(False)
+    g, feeds = _train_case(case, pool)
     g = fgraph.optimise(g) if optimise else g
-    feeds = dict(x=x, w=w, b=b)
     _same(host.compile(g, to_host=True)(**feeds), fgraph.compile(g)(**feeds))
 
 
@@ -482,14 +482,6 @@ def test_resnet50_on_the_numpy_device(host):
 
 # ---------------------------------------------------------------- a GPU
 
-@pytest.fixture(scope="module")
-def cuda():
-    pytest.importorskip("cupy", reason="the CuPy engine's GPU tests need CuPy")
-    if REASON is not None:
-        pytest.skip(f"the CuPy engine's GPU tests need a GPU: {REASON}")
-    return CupyEngine()
-
-
 def close(got, want, rtol=1e-4):
     """Within ``rtol`` of the output's magnitude (float32 products: cuBLAS
     sums in another order than OpenBLAS)."""
@@ -506,15 +498,7 @@ def close(got, want, rtol=1e-4):
 @given(case=conv_case(), pool=st.sampled_from(["max", "avg", None]), scratch=st.sampled_from([64, 4 << 20]))
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning", "ignore:Mean of empty:RuntimeWarning")
 def test_gpu_conv_nets_and_gradients(cuda, case, pool, scratch):
-    x, w, b, kw = case
-    if b is None:
-        b = np.zeros(w.shape[0], w.dtype)
-    phs = [fnp.placeholder(a.shape, a.dtype, name=k) for a, k in ((x, "x"), (w, "w"), (b, "b"))]
-    try:
-        g = fgraph.Graph(_train_graph(*phs, kw["stride"], kw["padding"], kw["dilation"], kw["groups"], pool))
-    except fgraph.ShapeError:
-        assume(False)
-    feeds = dict(x=x, w=w, b=b)
+    g, feeds = _train_case(case, pool)
     with small_scratch(scratch):  # 64 bytes: images split by rows, products into strided output views
         for graph in (g, fgraph.optimise(g)):
             close(cuda.compile(graph, to_host=True)(**feeds), fgraph.compile(graph)(**feeds))
