@@ -2,8 +2,7 @@
 import tracemalloc
 
 import numpy as np
-import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 import fgraph
 import fgraph.numpy as fnp

@@ -1,7 +1,7 @@
 """Graphs, compile and run: structure, feeds, updates, variables, jit, stacks."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
 
 import fgraph
 import fgraph.numpy as fnp

@@ -5,7 +5,7 @@ a NumPy pool and to a lazy pool; at the end the whole lazy pool is compiled
 as one graph and must equal NumPy's pool exactly (shape, dtype, values)."""
 import warnings
 
-from hypothesis import given, settings
+from hypothesis import given
 
 import fgraph
 from oracle import assert_same
