@@ -187,8 +187,9 @@ def _peak(op_tensor):
 
 def test_allocation_free():
     """Pools, random numbers and 1x1 convolutions write straight into ``out``
-    (NumPy's ufunc buffers for strided operands, 8192 elements each, and the
-    average pool's divisor of H' x W' values are all they allocate: a
+    (NumPy's ufunc buffers for strided operands, 8192 elements each, the
+    average pool's divisor of H' x W' values and the pools' padded chunk
+    scratch of at most ``POOL_CHUNK_BYTES`` are all they allocate: a
     constant, whatever the batch and channels)."""
     x = rand(0, (4, 16, 128, 128))  # 1e6 float64
     cases = [nn.max_pool2d(x, 3, 2, 1), nn.avg_pool2d(x, 2), nn.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
@@ -196,7 +197,7 @@ def test_allocation_free():
              nn.conv_transpose2d(x, rand(2, (16, 16, 1, 1)))]
     for t in cases:
         peak, size = _peak(t)
-        assert size >= 2 << 20 and peak < 320 << 10, (t.node.op, peak, size)
+        assert size >= 2 << 20 and peak < (320 << 10) + kernels.POOL_CHUNK_BYTES, (t.node.op, peak, size)
 
 
 def test_bounded_scratch():
