@@ -276,14 +276,15 @@ def test_a_cut_workspace_gives_the_same_values_within_rounding():
 
 
 def test_steady_state_conv_runs_allocate_no_more_than_the_outputs():
-    # a forward conv net (conv_transpose2d still makes ~100 KB of NumPy
-    # temporaries per call outside its scratch: see the report)
+    # a forward conv net with pools (conv_transpose2d still makes ~100 KB of
+    # NumPy temporaries per call outside its scratch)
     rng = np.random.default_rng(0)
     x = fnp.placeholder((2, 3, 64, 64), "float32", name="x")
     h = x
     for o, c, s in ((8, 3, 1), (16, 8, 2), (16, 16, 1)):
         w = fnp.asarray(rng.normal(scale=0.3, size=(o, c, 3, 3)).astype("float32"))
         h = nn.relu(nn.conv2d(h, w, stride=s, padding=1))
+        h = nn.max_pool2d(h, 3, 1, 1) if o == 8 else nn.avg_pool2d(h, 3, 1, 1) if s == 2 else h
     exe = fgraph.compile(fgraph.optimise(fgraph.Graph([h.sum(axis=(2, 3)), h[:, :2]])))
     xv = rng.random((2, 3, 64, 64), dtype=np.float32)
     for _ in range(20):
@@ -297,4 +298,7 @@ def test_steady_state_conv_runs_allocate_no_more_than_the_outputs():
     finally:
         tracemalloc.stop()
     assert exe.memory.workspace_bytes > 256 * 1024  # the scratch an unplanned run allocates
-    assert peak <= sum(np.asarray(o).nbytes for o in outs) + 32 * 1024, peak
+    # beyond the outputs: NumPy's ufunc iterator buffers (8192 elements per
+    # operand) for strided operands, e.g. the average pool's division of its
+    # padded-width sums: a constant, whatever the sizes
+    assert peak <= sum(np.asarray(o).nbytes for o in outs) + 96 * 1024, peak

@@ -434,7 +434,7 @@ def _padded_chunk(pbuf, x3, c0, c1, hp, wp, top, left, box):
     return pbuf[:(c1 - c0) * hp * wp]
 
 
-def max_pool2d_out(x, *, out, kernel, stride, padding, dilation, ceil_mode):
+def max_pool2d_out(x, *, out, kernel, stride, padding, dilation, ceil_mode, workspace=None):
     """Separable running maximum (NaN propagates).  Per chunk of channels,
     the input is copied into a box padded with the lowest value, flat per
     chunk; a column pass ``R[k] = max_b P[sw*k + b*dw]`` (kw flat strided
@@ -457,10 +457,8 @@ def max_pool2d_out(x, *, out, kernel, stride, padding, dilation, ceil_mode):
     if chunks is None:
         return _max_pool2d_sliced(x, out, kernel, stride, padding, dilation)
     cap = chunks[0][3] - chunks[0][2]
-    pbuf = m.empty(cap * hp * wp, out.dtype)
+    pbuf, rbuf, mbuf = _scratch(workspace, (cap * hp * wp, cap * hp * wq, cap * hp * wq * rows_flat), out.dtype)
     pbuf.fill(_lowest(out.dtype))
-    rbuf = m.empty(cap * hp * wq, out.dtype)
-    mbuf = m.empty(cap * hp * wq, out.dtype) if rows_flat else None
     for x3, o3, c0, c1 in chunks:
         pf = _padded_chunk(pbuf, x3, c0, c1, hp, wp, pt, pl, box)
         n = (pf.size - 1 - (kw - 1) * dw) // sw + 1  # R positions whose reads stay in the chunk
@@ -554,7 +552,7 @@ def _avg_divisor(out_hw, in_hw, kernel, stride, padding, count_include_pad, dtyp
     return (sizes[0][:, None] * sizes[1][None, :]).astype(dtype)
 
 
-def avg_pool2d_out(x, *, out, kernel, stride, padding, ceil_mode, count_include_pad):
+def avg_pool2d_out(x, *, out, kernel, stride, padding, ceil_mode, count_include_pad, workspace=None):
     """Window sums, from 0 in row-major order of the window, divided by the
     window's count (``_avg_divisor``).  Stride 1: the flat padded path
     (``_avg_pool2d_flat``); else, or when the output has few positions
@@ -563,9 +561,8 @@ def avg_pool2d_out(x, *, out, kernel, stride, padding, ceil_mode, count_include_
     m = xp()
     if out.size == 0:
         return out
-    (ho, wo), (kh, kw) = out.shape[2:], kernel
-    if stride == (1, 1) and (ho + kh - 1) * (wo + kw - 1) <= ho * (wo + 16) and \
-            _avg_pool2d_flat(x, out, kernel, padding, count_include_pad):
+    if _avg_flat(out.shape[2:], kernel, stride) and \
+            _avg_pool2d_flat(x, out, kernel, padding, count_include_pad, workspace):
         return out
     out.fill(0)
     for a, b, (i0, i1, j0, j1), (rows, cols) in windows(out.shape[2:], x.shape[2:], kernel, stride, padding,
@@ -578,7 +575,15 @@ def avg_pool2d_out(x, *, out, kernel, stride, padding, ceil_mode, count_include_
     return out
 
 
-def _avg_pool2d_flat(x, out, kernel, padding, count_include_pad):
+def _avg_flat(out_hw, kernel, stride) -> bool:
+    """Whether an average pool takes the flat path: stride 1, and a padded
+    box not much larger than the output (a global pool's window shifts are
+    short slices: the sliced sums win there)."""
+    (ho, wo), (kh, kw) = out_hw, kernel
+    return stride == (1, 1) and (ho + kh - 1) * (wo + kw - 1) <= ho * (wo + 16)
+
+
+def _avg_pool2d_flat(x, out, kernel, padding, count_include_pad, workspace=None):
     """Stride-1 average pool on the padded box, flat per chunk of channels:
     ``S[k] = sum_(a, b) P[k + a*Wp + b]`` in row-major window order over
     long contiguous runs, then ``S`` (on the padded width) divided into the
@@ -594,8 +599,8 @@ def _avg_pool2d_flat(x, out, kernel, padding, count_include_pad):
     if chunks is None:
         return False
     cap = chunks[0][3] - chunks[0][2]
-    pbuf = m.zeros(cap * hp * wp, out.dtype)
-    sbuf = m.empty(cap * hp * wp, out.dtype)
+    pbuf, sbuf = _scratch(workspace, (cap * hp * wp, cap * hp * wp), out.dtype)
+    pbuf.fill(0)
     with np.errstate(divide="ignore", invalid="ignore"):
         div = _avg_divisor((ho, wo), (h, w), kernel, (1, 1), padding, count_include_pad, out.dtype)
         for x3, o3, c0, c1 in chunks:
@@ -820,6 +825,34 @@ def conv2d_backward_weight_workspace(node):
                             size)
 
 
+def _pool_cap(node, per_channel: int) -> int:
+    """The most channels ``_channel_chunks`` puts in one chunk for ``node``."""
+    n, c = node.inputs[0].shape[:2]
+    return min(n * c, POOL_CHUNK_BYTES // max(1, per_channel * node.dtype.itemsize))
+
+
+def max_pool2d_workspace(node):
+    """Workspace of ``max_pool2d_out`` for ``node`` (its separable path's buffers)."""
+    if math.prod(node.shape) == 0:
+        return 0
+    kernel, stride = node.param("kernel"), node.param("stride")
+    hp, wp, _ = _pool_geometry(node.inputs[0], node.shape[2:], kernel, stride, node.param("padding"),
+                               node.param("dilation"))
+    wq, rows_flat = wp // stride[1], stride[0] == 1 and kernel[0] > 1
+    cap = _pool_cap(node, hp * (wp + wq * (1 + rows_flat)))
+    return _scratch_nbytes((cap * hp * wp, cap * hp * wq, cap * hp * wq * rows_flat), node.dtype.itemsize)
+
+
+def avg_pool2d_workspace(node):
+    """Workspace of ``avg_pool2d_out`` for ``node`` (its stride-1 flat path's buffers)."""
+    if math.prod(node.shape) == 0 or not _avg_flat(node.shape[2:], node.param("kernel"), node.param("stride")):
+        return 0
+    hp, wp, _ = _pool_geometry(node.inputs[0], node.shape[2:], node.param("kernel"), (1, 1),
+                               node.param("padding"), (1, 1))
+    cap = _pool_cap(node, 2 * hp * wp)
+    return _scratch_nbytes((cap * hp * wp, cap * hp * wp), node.dtype.itemsize)
+
+
 _register("conv2d", conv2d_out, _conv2d_result)
 _register("conv_transpose2d", conv_transpose2d_out, _conv_transpose2d_result)
 _register("conv2d_backward_weight", conv2d_backward_weight_out,
@@ -828,6 +861,8 @@ _register("conv2d_backward_weight", conv2d_backward_weight_out,
 set_attr("conv2d", "numpy_workspace", conv2d_workspace)
 set_attr("conv_transpose2d", "numpy_workspace", conv_transpose2d_workspace)
 set_attr("conv2d_backward_weight", "numpy_workspace", conv2d_backward_weight_workspace)
+set_attr("max_pool2d", "numpy_workspace", max_pool2d_workspace)
+set_attr("avg_pool2d", "numpy_workspace", avg_pool2d_workspace)
 _register("max_pool2d", max_pool2d_out, _pool_result)
 _register("max_pool2d_backward", max_pool2d_backward_out, lambda x, y, g, **p: (x.shape, _dtype(g)))
 _register("max_pool2d_select", max_pool2d_select_out, lambda x, y, c, **p: (y.shape, _dtype(c)))
