@@ -1,11 +1,11 @@
 """Planned execution: one arena, verified plans, no allocation per run."""
-import tracemalloc
 
 import numpy as np
 from hypothesis import given
 
 import fgraph
 import fgraph.numpy as fnp
+from fgraph.bench.timing import peak_bytes
 from fgraph.engines import arena
 from oracle import assert_same
 from random_programs import build, feeds, programs
@@ -48,26 +48,15 @@ def test_steady_state_runs_allocate_no_intermediates():
     exe = fgraph.compile(g)
     exe(x=x)
     exe(x=x)  # strategies settled, scratch buffers made
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        out = exe(x=x)
-        peak = tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
+    runs = []
+    peak = peak_bytes(lambda: runs.append(exe(x=x)))
+    out = runs[0]
     intermediates = exe.memory.no_reuse_bytes
     # the only arrays a run makes are its outputs; Python's own bookkeeping
     # (frames, small tuples) stays in the kilobytes
     assert peak <= out.nbytes + 32 * 1024, (peak, intermediates)
-    eager_peak = _eager_peak(lambda: mlp(np, x, ws))
+    eager_peak = peak_bytes(lambda: mlp(np, x, ws))
     assert eager_peak > 10 * (out.nbytes + 32 * 1024)
-
-
-def _eager_peak(fn):
-    from fgraph.bench.timing import peak_bytes
-
-    return peak_bytes(fn)
 
 
 def test_outputs_survive_later_runs():

@@ -5,7 +5,6 @@ it, the lower bound counts it, the independent checker verifies it; the
 executable hands the convolution out-kernels their block as
 ``workspace=`` and a planned run of a conv net allocates no scratch.
 """
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import fgraph
 import fgraph.nn as nn
 import fgraph.numpy as fnp
 from fgraph.bench.planner import alias_of, is_storage
+from fgraph.bench.timing import peak_bytes
 from fgraph.engines.numpy_kernels import nn as kernels
 from fgraph.memory import (Buffer, best_schedule, check_plan, fit_workspaces, lifetimes, lower_bound, plan,
                            workspace_id)
@@ -289,14 +289,9 @@ def test_steady_state_conv_runs_allocate_no_more_than_the_outputs():
     xv = rng.random((2, 3, 64, 64), dtype=np.float32)
     for _ in range(20):
         exe(x=xv)  # strategies settled, pools made
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        outs = exe(x=xv)
-        peak = tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
+    runs = []
+    peak = peak_bytes(lambda: runs.append(exe(x=xv)))
+    outs = runs[0]
     assert exe.memory.workspace_bytes > 256 * 1024  # the scratch an unplanned run allocates
     # beyond the outputs: NumPy's ufunc iterator buffers (8192 elements per
     # operand) for strided operands, e.g. the average pool's division of its

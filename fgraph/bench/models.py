@@ -57,11 +57,11 @@ import resource
 import subprocess
 import sys
 import time
-import tracemalloc
 
 import numpy as np
 
 from .report import environment, save, table
+from .timing import peak_bytes
 
 IMAGENET = ("resnet50", "inception_v2")
 DIGITS_BATCH = 128
@@ -330,20 +330,6 @@ def peak_rss_delta(run, times: int = 3) -> dict:
     return {"rss_peak_MB": max(0, peak - base) / 1024, "rss_base_MB": base / 1024, "hwm_reset": reset}
 
 
-def tracemalloc_peak(run) -> float:
-    """Bytes of the peak of NumPy (and Python) allocations during ``run()``
-    beyond what was live before."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        run()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 # ---------------------------------------------------------------- children (fresh processes)
 
 def child(variant: str, net: str, batch: int, runs: int, repeats: int) -> dict:
@@ -367,13 +353,12 @@ def child(variant: str, net: str, batch: int, runs: int, repeats: int) -> dict:
     arena = 0 if m is None else getattr(m, "total_arena_bytes", m.arena_bytes)  # micro-batched: both programs
     tm = {}
 
-    def traced():  # tracemalloc over the same runs, from the first (its own overhead: < 1 MB)
-        tracemalloc.start()
-        base = tracemalloc.get_traced_memory()[0]
+    def runs_from_the_first():
         for _ in range(runs):
             exe(**feeds)
-        tm["peak"] = tracemalloc.get_traced_memory()[1] - base
-        tracemalloc.stop()
+
+    def traced():  # tracemalloc over the same runs (its own overhead: < 1 MB)
+        tm["peak"] = peak_bytes(runs_from_the_first)
 
     res.update(peak_rss_delta(traced, 1))
     res["tracemalloc_peak_MB"] = (arena + tm["peak"]) / 2**20
