@@ -507,44 +507,47 @@ COLUMNS2 = ["network", "batch", "load_ms", "cold_build_opt_plan_ms", "build_opt_
             "ort_quiet_rounds", "max_rel_diff_vs_eager"]
 
 
+def _verdict(tag: str, figure: str, target: str, ok: bool) -> str:
+    return f"{tag}: {figure} ({target}): {'met' if ok else 'MISSED'}"
+
+
+def _memory_verdicts(tag: str, label: str, ratio: float, want: float, peak: float, ort_peak) -> list[str]:
+    """The memory target against eager, and the peak against onnxruntime's."""
+    lines = [_verdict(tag, f"memory {label} {ratio:.2f}x", f"target >= {want}x", ratio >= want)]
+    if ort_peak is not None:
+        lines.append(_verdict(tag, f"peak {peak:.1f} MB vs onnxruntime {ort_peak:.1f} MB", "target below",
+                              peak < ort_peak))
+    return lines
+
+
+def _time_verdict(tag: str, figure: str, got: float, limit: float, stretch: str = "") -> str:
+    return _verdict(tag, f"{figure} {got:.2f}x", f"{stretch}target <= {limit}x", got <= limit)
+
+
 def targets(rows: list[dict]) -> list[str]:
     """One line per target of the issue: met or missed, with the figure."""
     lines = []
     for r in rows:
         tag = f"{r['network']} b{r['batch']}"
-        want = TARGET_MEMORY.get(r["network"])
+        want, ort_peak = TARGET_MEMORY.get(r["network"]), r.get("ort_peak_MB")
         if want:
-            got = r["eager_vs_graph_peak"]
-            lines.append(f"{tag}: memory without/with graph {got:.2f}x (target >= {want}x): "
-                         f"{'met' if got >= want else 'MISSED'}")
-            if "ort_peak_MB" in r:
-                ok = r["peak_graph_MB"] < r["ort_peak_MB"]
-                lines.append(f"{tag}: peak {r['peak_graph_MB']:.1f} MB vs onnxruntime {r['ort_peak_MB']:.1f} MB "
-                             f"(target below): {'met' if ok else 'MISSED'}")
+            lines += _memory_verdicts(tag, "without/with graph", r["eager_vs_graph_peak"], want, r["peak_graph_MB"],
+                                      ort_peak)
         if "eager_vs_mb_peak" in r and want:
-            got = r["eager_vs_mb_peak"]
             mbtag = f"{tag} micro-batched (micro_batch={r['mb_micro_batch']})"
-            lines.append(f"{mbtag}: memory without graph / micro-batched graph {got:.2f}x (target >= {want}x): "
-                         f"{'met' if got >= want else 'MISSED'}")
-            if "ort_peak_MB" in r:
-                ok = r["peak_mb_MB"] < r["ort_peak_MB"]
-                lines.append(f"{mbtag}: peak {r['peak_mb_MB']:.1f} MB vs onnxruntime {r['ort_peak_MB']:.1f} MB "
-                             f"(target below): {'met' if ok else 'MISSED'}")
-            got = r["mb_vs_eager_time"]
-            lines.append(f"{mbtag}: eval micro-batched/without graph {got:.2f}x (target <= {TARGET_TIME_VS_EAGER}x): "
-                         f"{'met' if got <= TARGET_TIME_VS_EAGER else 'MISSED'}")
-        got = r["graph_vs_eager_time"]
-        lines.append(f"{tag}: eval with/without graph {got:.2f}x (target <= {TARGET_TIME_VS_EAGER}x): "
-                     f"{'met' if got <= TARGET_TIME_VS_EAGER else 'MISSED'}")
+            lines += _memory_verdicts(mbtag, "without graph / micro-batched graph", r["eager_vs_mb_peak"], want,
+                                      r["peak_mb_MB"], ort_peak)
+            lines.append(_time_verdict(mbtag, "eval micro-batched/without graph", r["mb_vs_eager_time"],
+                                       TARGET_TIME_VS_EAGER))
+        lines.append(_time_verdict(tag, "eval with/without graph", r["graph_vs_eager_time"], TARGET_TIME_VS_EAGER))
         if "graph_vs_ort_time" in r:
-            got = r["graph_vs_ort_time"]
-            lines.append(f"{tag}: eval vs onnxruntime {got:.2f}x (stretch target <= {TARGET_TIME_VS_ORT}x): "
-                         f"{'met' if got <= TARGET_TIME_VS_ORT else 'MISSED'}")
+            lines.append(_time_verdict(tag, "eval vs onnxruntime", r["graph_vs_ort_time"], TARGET_TIME_VS_ORT,
+                                       "stretch "))
         if r["network"] == "resnet50":
             for key, what in (("build_opt_plan_ms", "warm"), ("cold_build_opt_plan_ms", "fresh process")):
                 got = r[key] / 1e3
-                lines.append(f"{tag}: build + optimise + plan {got:.3f} s, {what} (target < {TARGET_BUILD_S} s): "
-                             f"{'met' if got < TARGET_BUILD_S else 'MISSED'}")
+                lines.append(_verdict(tag, f"build + optimise + plan {got:.3f} s, {what}",
+                                      f"target < {TARGET_BUILD_S} s", got < TARGET_BUILD_S))
     return lines
 
 
