@@ -316,17 +316,9 @@ class BatchSplit:
     batched_outputs: tuple
 
 
-def analyse(graph: Graph, names: tuple, B: int) -> dict[int, bool]:
-    """id(node) -> whether it carries the batch on axis 0 (raises where a node mixes rows)."""
-    return _rebuild(graph, names, B, B, check_only=True)
-
-
 def rebuild(graph: Graph, names: tuple, B: int, k: int) -> BatchSplit:
-    """``graph`` with the placeholders ``names`` at ``k`` of their ``B`` rows."""
-    return _rebuild(graph, names, B, k)
-
-
-def _rebuild(graph: Graph, names: tuple, B: int, k: int, check_only: bool = False):
+    """``graph`` with the placeholders ``names`` at ``k`` of their ``B`` rows
+    (raises where a node mixes rows)."""
     if graph.updates:
         var, val = graph.updates[0]
         raise _fail(val, f"the graph updates variable {var.name!r}: a micro-batched graph runs once per chunk "
@@ -352,8 +344,6 @@ def _rebuild(graph: Graph, names: tuple, B: int, k: int, check_only: bool = Fals
         except Mixes as e:
             raise _fail(n, str(e), names) from None
         batched[id(n)] = True
-        if check_only:
-            continue
         ins = []
         for p, i in enumerate(n.inputs):
             if flags[p]:
@@ -373,8 +363,6 @@ def _rebuild(graph: Graph, names: tuple, B: int, k: int, check_only: bool = Fals
         if node.shape != (k,) + n.shape[1:]:
             raise _fail(n, f"rebuilt at {k} rows it has shape {node.shape}, not {(k,) + n.shape[1:]}", names)
         new[id(n)] = node
-    if check_only:
-        return batched
     outs = tuple(new.get(id(n), n) for n in graph.outputs)
     inputs = tuple(new.get(id(n), n) for n in graph.inputs)
     # the outputs as a flat list: the runner fills the user's structure itself

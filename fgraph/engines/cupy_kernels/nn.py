@@ -32,7 +32,6 @@ from .support import cupy, xp
 
 #: what the shared kernels need of the array module beyond the basics every CuPy has
 _GEMM = ("matmul", "ascontiguousarray", "copyto", "may_share_memory")
-_WINDOWS = ()
 
 
 def _shared(op: str, note: str, needs=()) -> None:
@@ -50,11 +49,13 @@ _shared("conv2d", "the shared im2col kernel against xp(): xp.matmul(out=) per ch
 _shared("conv_transpose2d", "the shared col2im kernel against xp(): cols = W^T x (xp.matmul), strided adds",
         _GEMM)
 _shared("conv2d_backward_weight", "the shared kernel against xp(): g @ cols^T per chunk, summed in place", _GEMM)
-_shared("max_pool2d", "the shared kernel: xp.maximum(out=) per window offset", _WINDOWS)
-_shared("max_pool2d_backward", "the shared kernel: first-maximum masks and adds per window offset", _WINDOWS)
-_shared("max_pool2d_select", "the shared kernel: first-maximum masks and adds per window offset", _WINDOWS)
-_shared("avg_pool2d", "the shared kernel: adds per window offset, divisors computed on the device", _WINDOWS)
-_shared("avg_pool2d_backward", "the shared kernel: divided cotangent added per window offset", _WINDOWS)
+_shared("max_pool2d", "the shared separable kernel: a padded chunk, then column and row maxima "
+        "(xp.maximum(out=)); scratch in the planned workspace")
+_shared("max_pool2d_backward", "the shared kernel: first-maximum masks and adds per window offset")
+_shared("max_pool2d_select", "the shared kernel: first-maximum masks and adds per window offset")
+_shared("avg_pool2d", "the shared kernel: window-offset sums (long flat runs at stride 1, scratch in the "
+        "planned workspace), divisors computed on the device")
+_shared("avg_pool2d_backward", "the shared kernel: divided cotangent added per window offset")
 _shared("random_uniform", "Philox on the host (NumPy's stream: bit-identical values), uploaded", ("copyto",))
 
 # ---------------------------------------------------------------- erf
