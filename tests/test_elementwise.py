@@ -95,6 +95,34 @@ def test_inplace_operators_rebind_with_numpy_casting(op, data):
     check(f, a, b)
 
 
+@pytest.mark.parametrize("exponent", [2, -1, 0.5, 2.0, -1.0, 1, 0, 3, True, np.float64(0.5), np.int64(2)])
+@settings(max_examples=20)
+@given(data=st.data())
+def test_power_operator_takes_numpys_shortcuts(exponent, data):
+    """NumPy's ``x ** 2`` is square (``bool ** 2`` is int8), ``x ** -1`` and
+    ``x ** 0.5`` are reciprocal and sqrt on float and complex arrays (complex
+    sqrt differs from power in the last bit); other exponents take power."""
+    a = data.draw(arrays(data.draw(st.sampled_from(ALL_DTYPES)), data.draw(st.sampled_from([(), (4,), (2, 3)])), -5, 5))
+
+    def inplace(xp, x):
+        x **= exponent
+        return x
+
+    check(lambda xp, x: x ** exponent, a)
+    check(inplace, a)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_power_operator_shortcuts_on_special_values(dtype):
+    a = np.array([-0.0, 0.0, -np.inf, np.inf, np.nan, -2.5, 1e-30, 3.0], dtype)
+    if a.dtype.kind == "c":
+        a = a + np.array([0, -0.0, 1, -1, np.inf, 2.5, 0, -3.0]) * 1j
+    for exponent in (2, -1, 0.5):
+        check(lambda xp, x: x ** exponent, a)
+    assert (fnp.placeholder((2,), dtype) ** 2).node.op == "square"
+    assert (fnp.placeholder((2,), "int32") ** 0.5).node.op == "power"
+
+
 @given(data=st.data())
 def test_where_clip_round(data):
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=4))
