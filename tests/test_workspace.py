@@ -15,7 +15,7 @@ import fgraph.nn as nn
 import fgraph.numpy as fnp
 from fgraph.bench.planner import alias_of, is_storage
 from fgraph.bench.timing import peak_bytes
-from fgraph.engines.numpy_kernels import nn as kernels
+from fgraph.engines.numpy_kernels import fused as fused_kernels, nn as kernels
 from fgraph.memory import (Buffer, best_schedule, check_plan, fit_workspaces, lifetimes, lower_bound, plan,
                            workspace_id)
 from fgraph.memory.offsets import STRATEGIES
@@ -297,3 +297,74 @@ def test_steady_state_conv_runs_allocate_no_more_than_the_outputs():
     # operand) for strided operands, e.g. the average pool's division of its
     # padded-width sums: a constant, whatever the sizes
     assert peak <= sum(np.asarray(o).nbytes for o in outs) + 96 * 1024, peak
+
+
+# ---------------------------------------------------------------- fused kernels' scratch
+
+def _no_pool(*_args, **_kw):
+    raise AssertionError("a planned fused kernel drew scratch from the thread pools")
+
+
+def _leaf_values(node, xv):
+    """The values a node's leaf inputs take on the NumPy engine."""
+    kernels_ = {"placeholder": lambda n: xv, "constant": lambda n: n.param("value").array,
+                "literal": lambda n: n.param("value").value}
+    return [kernels_[n.op](n) for n in node.inputs]
+
+
+def _fused_graph(shape, seed):
+    """A fused group with float and bool temporaries, and a fused reduction."""
+    rng = np.random.default_rng(seed)
+    x = fnp.placeholder(shape, "float32", name="x")
+    b = fnp.asarray(rng.normal(size=shape[-1:]).astype("float32"))
+    t = fnp.tanh(x * 1.5 + b)
+    y = fnp.where(t > 0.2, t * t, fnp.exp(-x)) - 0.5 * x
+    r = fnp.mean((x - b) ** 2, axis=-1, keepdims=True)
+    return fgraph.optimise(fgraph.Graph([y, r])), rng.normal(size=shape).astype("float32")
+
+
+@pytest.mark.parametrize("strategy", sorted(fused_kernels.STRATEGIES))
+@pytest.mark.parametrize("shape", [(3, 5), (40, 700), (3, 4, 33000)])
+def test_every_fused_strategy_fits_its_planned_workspace(strategy, shape, monkeypatch):
+    g, xv = _fused_graph(shape, 1)
+    node = next(n for n in g.nodes() if n.op == "fused")
+    ins = _leaf_values(node, xv)
+    want = fused_kernels.run_fused(*ins, **dict(node.params))
+    need = fused_kernels.fused_workspace(node)
+    c, size = fused_kernels.compiled(node.param("expr"), len(ins)), int(np.prod(shape))
+    if strategy == "whole" and size >= fused_kernels.SMALL and c.scratch_nbytes(size) > fused_kernels.WHOLE_SCRATCH_BYTES:
+        assert need < c.scratch_nbytes(size)  # not a candidate on large arrays: not planned for
+        return
+    ws = np.full(need, 0xFF, np.uint8)  # garbage: scratch is written first
+    monkeypatch.setattr(fused_kernels, "_scratch", _no_pool)
+    got = fused_kernels.run_fused(*ins, out=np.empty(node.shape, node.dtype), workspace=ws, strategy=strategy,
+                                  **dict(node.params))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (40, 700), (2, 70000)])
+def test_fused_reduction_fits_its_planned_workspace(shape, monkeypatch):
+    g, xv = _fused_graph(shape, 2)
+    node = next(n for n in g.nodes() if n.op == "fused_reduce")
+    ins = _leaf_values(node, xv)
+    want = fused_kernels.run_fused_reduce(*ins, **dict(node.params))
+    ws = np.full(fused_kernels.fused_reduce_workspace(node), 0xFF, np.uint8)
+    monkeypatch.setattr(fused_kernels, "_scratch", _no_pool)
+    got = fused_kernels.run_fused_reduce(*ins, out=np.empty(node.shape, node.dtype), workspace=ws,
+                                         **dict(node.params))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_planned_fused_kernels_keep_no_scratch_between_runs(monkeypatch):
+    # trials and the chosen strategy alike take the planned block: nothing
+    # from the per-thread pools, which unplanned runs still use
+    g, xv = _fused_graph((8, 40000), 3)
+    ref = fgraph.compile(g, plan_memory=False)
+    want = ref(x=xv)
+    exe = fgraph.compile(g)
+    handed = {exe._program.order[ins[3]].op for ins in exe._program.instructions if "workspace" in ins[2]}
+    assert {"fused", "fused_reduce"} <= handed
+    monkeypatch.setattr(fused_kernels, "_scratch", _no_pool)
+    for _ in range(25):  # through the strategy trials to the settled choice
+        for a, b in zip(exe(x=xv), want):
+            np.testing.assert_array_equal(a, b)

@@ -8,9 +8,8 @@ NumPy's own loops for every op it cannot write exactly in C):
 
 - ``whole``: the ufunc chain over whole arrays, temporaries reused by
   liveness (small arrays: no chunking overhead; a candidate only while its
-  temporaries take at most ``WHOLE_SCRATCH_BYTES``: they stay in the
-  thread's pool after the trial, and past that size the chunked strategies
-  measured as fast or faster);
+  temporaries take at most ``WHOLE_SCRATCH_BYTES``: past that size the
+  chunked strategies measured as fast or faster);
 - ``blocked``: the chain over cache-sized chunks (~32K values) writing into a
   few small reused buffers, so intermediates stay in cache;
 - ``threaded``: the blocked chain with chunks shared among threads (NumPy
@@ -21,6 +20,10 @@ NumPy's own loops for every op it cannot write exactly in C):
   the background: until it is ready the other strategies keep being
   measured, so compile time never counts in a trial
   (``native.STATS["compile_s"]`` has it).
+
+Temporaries come from the planner's workspace for the node when there is
+one (``fused_workspace``: the most any strategy takes, split among the
+threads), else from per-thread pools kept between calls (unplanned runs).
 """
 from __future__ import annotations
 
@@ -110,11 +113,44 @@ class Compiled:
         """Bytes of the temporaries for ``n`` values."""
         return n * sum(d.itemsize for d in self.buffer_dtypes)
 
-    def scratch(self, n: int, result: bool = False) -> list[np.ndarray]:
+    def scratch_dtypes(self, result: bool = False) -> list[np.dtype]:
+        return self.buffer_dtypes + ([np.dtype(self.expr[-1][3])] if result else [])
+
+    def scratch(self, n: int, result: bool = False, workspace=None) -> list[np.ndarray]:
         """Flat temporaries of ``n`` values (``result``: one more, of the
-        expression's own dtype, as the last), from the calling thread's pool."""
-        dtypes = self.buffer_dtypes + ([np.dtype(self.expr[-1][3])] if result else [])
+        expression's own dtype, as the last): carved from ``workspace`` (the
+        planner's scratch for this node, or this thread's part of it) when
+        given and large enough, else from the calling thread's pool."""
+        dtypes = self.scratch_dtypes(result)
+        if workspace is not None and workspace.nbytes >= carved_nbytes(dtypes, n):
+            return _carve(workspace, dtypes, n)
         return _scratch(dtypes, n)
+
+
+#: byte alignment of each buffer carved from a workspace
+_ALIGN = 64
+
+
+def carved_nbytes(dtypes, n: int) -> int:
+    """Workspace bytes holding an ``n``-value buffer of each dtype, each aligned."""
+    return sum(-(-n * np.dtype(d).itemsize // _ALIGN) * _ALIGN for d in dtypes)
+
+
+def _carve(workspace, dtypes, n: int) -> list[np.ndarray]:
+    bufs, at = [], 0
+    for d in dtypes:
+        size = n * np.dtype(d).itemsize
+        bufs.append(workspace[at:at + size].view(d))
+        at += -(-size // _ALIGN) * _ALIGN
+    return bufs
+
+
+def _part(workspace, i: int, parts: int):
+    """Thread ``i``'s share of a workspace split ``parts`` ways (aligned), or None."""
+    if workspace is None:
+        return None
+    step = workspace.nbytes // parts // _ALIGN * _ALIGN
+    return workspace[i * step:(i + 1) * step]
 
 
 _pools = threading.local()
@@ -195,8 +231,8 @@ def compiled(expr: tuple, n_inputs: int) -> Compiled:
 
 # ---------------------------------------------------------------- strategies
 
-def _whole(c: Compiled, ins, out):
-    bufs = [b.reshape(out.shape) for b in c.scratch(out.size)]
+def _whole(c: Compiled, ins, out, ws=None):
+    bufs = [b.reshape(out.shape) for b in c.scratch(out.size, workspace=ws)]
     return c.chunk(ins, out, bufs)
 
 
@@ -218,8 +254,8 @@ def _blocks(shape: tuple, whole: int = 0):
     return [idx + (slice(s, min(s + step, shape[k - 1])),) for idx in lead for s in range(0, shape[k - 1], step)]
 
 
-def _run_blocks(c: Compiled, ins, out, blocks):
-    bufs_flat = c.scratch(CHUNK if len(blocks) > 1 else out.size)
+def _run_blocks(c: Compiled, ins, out, blocks, ws=None):
+    bufs_flat = c.scratch(CHUNK if len(blocks) > 1 else out.size, workspace=ws)
     for idx in blocks:
         if not idx:  # one block: the whole arrays (indexing a 0-d array with () gives a scalar)
             c.chunk(ins, out, [b[:out.size].reshape(out.shape) for b in bufs_flat])
@@ -237,27 +273,26 @@ def _prepare(ins, shape):
                  for x in ins)
 
 
-def _blocked(c, ins, out):
-    return _run_blocks(c, _prepare(ins, out.shape), out, _blocks(out.shape))
+def _blocked(c, ins, out, ws=None):
+    return _run_blocks(c, _prepare(ins, out.shape), out, _blocks(out.shape), ws)
 
 
-def _threaded(c, ins, out):
+def _threaded(c, ins, out, ws=None):
     blocks = _blocks(out.shape)
     n = _threads()
     if n == 1 or len(blocks) < 2 * n:
-        return _run_blocks(c, _prepare(ins, out.shape), out, blocks)
+        return _run_blocks(c, _prepare(ins, out.shape), out, blocks, ws)
     prepared = _prepare(ins, out.shape)
-    parts = [blocks[i::n] for i in range(n)]
-    list(_executor().map(lambda part: _run_blocks(c, prepared, out, part), parts))
+    list(_executor().map(lambda i: _run_blocks(c, prepared, out, blocks[i::n], _part(ws, i, n)), range(n)))
     return out
 
 
-def _native(c, ins, out):
-    return out if native.run(c.expr, ins, out, 1) else _blocked(c, ins, out)
+def _native(c, ins, out, ws=None):  # generated C needs no scratch
+    return out if native.run(c.expr, ins, out, 1) else _blocked(c, ins, out, ws)
 
 
-def _native_threaded(c, ins, out):
-    return out if native.run(c.expr, ins, out, _threads()) else _threaded(c, ins, out)
+def _native_threaded(c, ins, out, ws=None):
+    return out if native.run(c.expr, ins, out, _threads()) else _threaded(c, ins, out, ws)
 
 
 STRATEGIES = {"whole": _whole, "blocked": _blocked, "threaded": _threaded, "native": _native,
@@ -277,21 +312,22 @@ def _candidates(c, ins, out) -> dict:
     return {name: [] for name in names}
 
 
-def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
-    """Evaluate a fused expression; ``out`` may be given (the memory planner's)."""
+def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None, workspace=None):
+    """Evaluate a fused expression; ``out`` may be given (the memory planner's),
+    and ``workspace``, the planner's scratch (see ``fused_workspace``)."""
     c = compiled(expr, len(ins))
     dtype = np.dtype(expr[-1][3])
     if out is None:
         out = np.empty(shape, dtype)
     if strategy is not None:
-        return STRATEGIES[strategy](c, ins, out)
+        return STRATEGIES[strategy](c, ins, out, workspace)
     size = out.size
     if size < SMALL:
-        return _whole(c, ins, out)
+        return _whole(c, ins, out, workspace)
     key = (expr, shape, tuple(getattr(x, "dtype", type(x)) for x in ins))
     choice = _choice.get(key)
     if isinstance(choice, str):
-        return STRATEGIES[choice](c, ins, out)
+        return STRATEGIES[choice](c, ins, out, workspace)
     # measure: run each candidate _TRIALS times, interleaved, then keep the
     # fastest; native candidates join once compiled, leave if that fails
     timings = _candidates(c, ins, out) if choice is None else choice
@@ -303,14 +339,14 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None):
             timings["blocked"] = []
     ready = [s for s in timings if state == "ready" or s not in _NATIVE]
     if not ready:  # only native left, and this call's layout is still compiling
-        return _blocked(c, ins, out)
+        return _blocked(c, ins, out, workspace)
     name = min(ready, key=lambda s: len(timings[s]))
     global _trials_running
     with _lock:
         _trials_running += 1
     try:
         t0 = time.perf_counter()
-        STRATEGIES[name](c, ins, out)
+        STRATEGIES[name](c, ins, out, workspace)
         timings[name].append(time.perf_counter() - t0)
     finally:
         with _lock:
@@ -349,7 +385,7 @@ def _adagrad_into(x, g, cache, lr, eps, out):
     return np.copyto(out, np.subtract(x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps))))) or out
 
 
-def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sources=(), out=None):
+def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sources=(), out=None, workspace=None):
     """An element-wise expression reduced over its trailing ``axis``, a
     block of whole rows at a time: each row sees NumPy's own reduction.
     (Native code for the blocks' values did not pay when measured on this
@@ -363,7 +399,7 @@ def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sour
         out = np.empty(*reduce_result(expr, shape, reduce, axis, keepdims, dtype))
     prepared = _prepare(ins, shape)
     blocks = _blocks(shape, whole=len(axis))
-    flat = c.scratch(max(1, min(_size(shape), max(CHUNK, _size(shape[k:])))), result=True)
+    flat = c.scratch(_reduce_block(shape, axis), result=True, workspace=workspace)
     for idx in blocks:
         idx = idx + (slice(None),) * (len(shape) - len(idx))
         rows = tuple(range(*s.indices(d)) if isinstance(s, slice) else s for s, d in zip(idx[:k], shape))
@@ -378,6 +414,38 @@ def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sour
     return out
 
 
+def _reduce_block(shape, axis) -> int:
+    """Values per block of ``run_fused_reduce``: whole rows, about CHUNK."""
+    return max(1, min(_size(shape), max(CHUNK, _size(shape[len(shape) - len(axis):]))))
+
+
+# ---------------------------------------------------------------- planned scratch
+#
+# ``numpy_workspace`` sizers: with them the memory planner places a fused
+# kernel's temporaries in the arena, live at its step only (in the holes
+# other kernels' scratch leaves), instead of per-thread pools kept between
+# runs; the trials that choose a strategy use the same block.
+
+def fused_workspace(node) -> int:
+    """Bytes of the most scratch any strategy of ``run_fused`` takes for
+    ``node``: the whole arrays' temporaries (below ``SMALL`` values, or
+    while within ``WHOLE_SCRATCH_BYTES``), one CHUNK of them per thread
+    (the blocked strategies); generated C takes none."""
+    c = compiled(node.param("expr"), len(node.inputs))
+    size = _size(node.shape)
+    whole = carved_nbytes(c.buffer_dtypes, size)
+    if size < SMALL:
+        return whole
+    blocked = _threads() * (carved_nbytes(c.buffer_dtypes, CHUNK) + _ALIGN)  # + each part's alignment
+    return max(blocked, whole if c.scratch_nbytes(size) <= WHOLE_SCRATCH_BYTES else 0)
+
+
+def fused_reduce_workspace(node) -> int:
+    """Bytes of ``run_fused_reduce``'s block buffers for ``node``."""
+    c = compiled(node.param("expr"), len(node.inputs))
+    return carved_nbytes(c.scratch_dtypes(result=True), _reduce_block(node.param("shape"), node.param("axis")))
+
+
 def _size(shape) -> int:
     n = 1
     for d in shape:
@@ -389,6 +457,8 @@ set_attr("fused_reduce", "numpy_kernel", run_fused_reduce)
 set_attr("fused_reduce", "numpy_out_kernel", run_fused_reduce)
 set_attr("fused", "numpy_kernel", run_fused)
 set_attr("fused", "numpy_out_kernel", run_fused)
+set_attr("fused", "numpy_workspace", fused_workspace)
+set_attr("fused_reduce", "numpy_workspace", fused_reduce_workspace)
 set_attr("fma", "numpy_out_kernel", _fma_into)
 set_attr("adagrad", "numpy_out_kernel", _adagrad_into)
 set_attr("fma", "numpy_kernel", lambda a, b, c: np.add(np.multiply(a, b), c))
