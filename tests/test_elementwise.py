@@ -109,7 +109,10 @@ def test_power_operator_takes_numpys_shortcuts(exponent, data):
         return x
 
     check(lambda xp, x: x ** exponent, a)
-    check(inplace, a)
+    # NumPy's own complex square differs by an ulp between its in-place
+    # loop on a 0-d or 1-element array and its out-of-place one (which ours
+    # matches): square(b, out=b) != square(b) there
+    check(inplace, a, rtol=np.finfo(a.dtype).eps if a.dtype.kind == "c" else 0.0)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])

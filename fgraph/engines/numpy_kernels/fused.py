@@ -37,6 +37,7 @@ import numpy as np
 
 from . import native
 from .elementwise import out_form
+from .scratch import ALIGN, carve, carved_nbytes
 from ...ops.fused import reduce_result
 from ...types import attr_table, set_attr
 
@@ -121,35 +122,17 @@ class Compiled:
         expression's own dtype, as the last): carved from ``workspace`` (the
         planner's scratch for this node, or this thread's part of it) when
         given and large enough, else from the calling thread's pool."""
-        dtypes = self.scratch_dtypes(result)
-        if workspace is not None and workspace.nbytes >= carved_nbytes(dtypes, n):
-            return _carve(workspace, dtypes, n)
-        return _scratch(dtypes, n)
-
-
-#: byte alignment of each buffer carved from a workspace
-_ALIGN = 64
-
-
-def carved_nbytes(dtypes, n: int) -> int:
-    """Workspace bytes holding an ``n``-value buffer of each dtype, each aligned."""
-    return sum(-(-n * np.dtype(d).itemsize // _ALIGN) * _ALIGN for d in dtypes)
-
-
-def _carve(workspace, dtypes, n: int) -> list[np.ndarray]:
-    bufs, at = [], 0
-    for d in dtypes:
-        size = n * np.dtype(d).itemsize
-        bufs.append(workspace[at:at + size].view(d))
-        at += -(-size // _ALIGN) * _ALIGN
-    return bufs
+        specs = [(n, d) for d in self.scratch_dtypes(result)]
+        if workspace is not None and workspace.nbytes >= carved_nbytes(specs):
+            return carve(workspace, specs)
+        return _scratch([d for _, d in specs], n)
 
 
 def _part(workspace, i: int, parts: int):
     """Thread ``i``'s share of a workspace split ``parts`` ways (aligned), or None."""
     if workspace is None:
         return None
-    step = workspace.nbytes // parts // _ALIGN * _ALIGN
+    step = workspace.nbytes // parts // ALIGN * ALIGN
     return workspace[i * step:(i + 1) * step]
 
 
@@ -433,17 +416,18 @@ def fused_workspace(node) -> int:
     (the blocked strategies); generated C takes none."""
     c = compiled(node.param("expr"), len(node.inputs))
     size = _size(node.shape)
-    whole = carved_nbytes(c.buffer_dtypes, size)
+    whole = carved_nbytes([(size, d) for d in c.buffer_dtypes])
     if size < SMALL:
         return whole
-    blocked = _threads() * (carved_nbytes(c.buffer_dtypes, CHUNK) + _ALIGN)  # + each part's alignment
+    blocked = _threads() * (carved_nbytes([(CHUNK, d) for d in c.buffer_dtypes]) + ALIGN)  # + each part's alignment
     return max(blocked, whole if c.scratch_nbytes(size) <= WHOLE_SCRATCH_BYTES else 0)
 
 
 def fused_reduce_workspace(node) -> int:
     """Bytes of ``run_fused_reduce``'s block buffers for ``node``."""
     c = compiled(node.param("expr"), len(node.inputs))
-    return carved_nbytes(c.scratch_dtypes(result=True), _reduce_block(node.param("shape"), node.param("axis")))
+    n = _reduce_block(node.param("shape"), node.param("axis"))
+    return carved_nbytes([(n, d) for d in c.scratch_dtypes(result=True)])
 
 
 def _size(shape) -> int:

@@ -43,6 +43,7 @@ import numpy as np
 from ...devices import current
 from ...ops.nn import valid_range, windows
 from ...types import set_attr
+from .scratch import ALIGN, aligned, carve
 
 #: bytes of im2col patches per chunk (at least one output row's worth).
 #: Measured on ResNet50 layers, batch 1 and 8 (0.5 .. 64 MiB): 4 MiB is the
@@ -178,13 +179,9 @@ def _buffer(shape_or_size, dtype):
     return xp().empty(shape_or_size if isinstance(shape_or_size, int) else math.prod(shape_or_size), dtype)
 
 
-#: byte alignment of each scratch buffer carved from a workspace
-_ALIGN = 64
-
-
 def _scratch_nbytes(counts, itemsize: int) -> int:
     """Workspace bytes for flat buffers of ``counts`` elements, each aligned."""
-    return sum(-(-n * itemsize // _ALIGN) * _ALIGN for n in counts)
+    return sum(aligned(n * itemsize) for n in counts)
 
 
 #: the least scratch a planned convolution accepts when its arena has no
@@ -201,7 +198,7 @@ def _fit(sizes, workspace, itemsize):
     the budget it holds (its chunks are then shorter)."""
     chunks, counts = sizes(None)
     if workspace is not None and workspace.nbytes < _scratch_nbytes(counts, itemsize):
-        chunks, counts = sizes(max(1, workspace.nbytes - len(counts) * _ALIGN))
+        chunks, counts = sizes(max(1, workspace.nbytes - len(counts) * ALIGN))
     return chunks, counts
 
 
@@ -212,21 +209,14 @@ def _workspace_sizes(sizes, itemsize):
 
 
 def _scratch(workspace, counts, dtype):
-    """Flat buffers of ``counts`` elements (``None`` for 0), carved one after
-    another from ``workspace`` (the memory planner's flat ``uint8`` block,
-    live only while this kernel runs) when it is given and large enough;
-    else allocated, as without a plan."""
+    """Flat buffers of ``counts`` elements (``None`` for 0), carved from
+    ``workspace`` (the memory planner's block, live only while this kernel
+    runs) when it is given and large enough; else allocated, as without a
+    plan."""
     dtype = np.dtype(dtype)
     if workspace is None or workspace.nbytes < _scratch_nbytes(counts, dtype.itemsize):
         return [_buffer(n, dtype) if n else None for n in counts]
-    bufs, at = [], 0
-    for n in counts:
-        if not n:
-            bufs.append(None)
-            continue
-        bufs.append(workspace[at:at + n * dtype.itemsize].view(dtype))
-        at += -(-n * dtype.itemsize // _ALIGN) * _ALIGN
-    return bufs
+    return [b if n else None for n, b in zip(counts, carve(workspace, [(n, dtype) for n in counts]))]
 
 
 def _conv2d_scratch(n, c, o, kh, kw, ho, wo, itemsize, pointwise, budget=None):
