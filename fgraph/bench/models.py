@@ -25,11 +25,12 @@ forward, backward and Adam, at batch 128):
   ``MALLOC_MMAP_THRESHOLD_=65536``, so every buffer of 64 KiB or more is its
   own mapping returned to the system when freed: the RSS then follows live
   memory and does not depend on what setup happened to free;
-- micro-batched (``graph_mb``, ImageNet networks at batch > 1): the
-  optimised graph compiled with ``micro_batch=MICRO_BATCH`` (rows of the
-  batch run a few at a time in an arena planned for that many rows; the
-  same results), timed beside the others and measured in a fresh process
-  the same way; its columns and target lines are labelled micro-batched;
+- micro-batched (``graph_mb``, ImageNet networks at batch > k): the
+  optimised graph compiled with ``micro_batch=k`` for each k of
+  ``MICRO_BATCHES`` (rows of the batch run k at a time in an arena planned
+  for k rows; the same results): memory traded for time, each timed beside
+  the others and measured in a fresh process the same way; its rows and
+  target lines are labelled with k;
 - onnxruntime (when installed): the onnx package's ``light_*.onnx`` of the
   same network with the same weights written in
   (:func:`fgraph.models.onnx_with_params`), ``intra_op_num_threads`` = the
@@ -73,8 +74,9 @@ TARGET_BUILD_S = 0.2
 MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536"}
 #: other processes' CPU use (cores) below which a timing round counts as quiet
 QUIET_CORES = 0.25
-#: rows per chunk of the micro-batched variant (fgraph.compile(g, micro_batch=...))
-MICRO_BATCH = 1
+#: rows per chunk of the micro-batched variants (fgraph.compile(g, micro_batch=k)):
+#: fewer rows, less memory; more rows, larger products (closer to the plain time)
+MICRO_BATCHES = (1, 2, 4)
 
 FAMILIES = ("conv", "matmul/gemm", "pool", "elementwise (fused, incl. batch norm)", "other")
 _CONV = {"conv2d", "conv_transpose2d", "conv2d_backward_weight"}
@@ -132,7 +134,7 @@ def make_feeds(net: str, batch: int) -> dict:
     return {"x": rng.random((batch, 3, 224, 224), dtype=np.float32)}
 
 
-def prepare(net: str, batch: int, variant: str) -> dict:
+def prepare(net: str, batch: int, variant: str, micro_batch: int = 1) -> dict:
     """Load, build, (optimise,) compile, timing each stage."""
     fgraph = _fgraph()
     params, lifted, t_load = load_weights(net)
@@ -142,7 +144,7 @@ def prepare(net: str, batch: int, variant: str) -> dict:
     if variant in ("graph", "graph_mb"):
         optimised = fgraph.optimise(graph)
         t2 = time.perf_counter()
-        exe = fgraph.compile(optimised, **({"micro_batch": MICRO_BATCH} if variant == "graph_mb" else {}))
+        exe = fgraph.compile(optimised, **({"micro_batch": micro_batch} if variant == "graph_mb" else {}))
     else:
         optimised, t2 = graph, t1
         exe = fgraph.compile(graph, plan_memory=False)
@@ -332,7 +334,7 @@ def peak_rss_delta(run, times: int = 3) -> dict:
 
 # ---------------------------------------------------------------- children (fresh processes)
 
-def child(variant: str, net: str, batch: int, runs: int, repeats: int) -> dict:
+def child(variant: str, net: str, batch: int, runs: int, repeats: int, micro_batch: int = 1) -> dict:
     """Measured in this (fresh) process; the result is printed as JSON."""
     if variant == "ort":
         threads = os.cpu_count() or 1
@@ -345,7 +347,7 @@ def child(variant: str, net: str, batch: int, runs: int, repeats: int) -> dict:
         del sess
         res["families_s"] = _ort_families(net, batch, threads)
         return res
-    p = prepare(net, batch, variant)
+    p = prepare(net, batch, variant, micro_batch)
     exe, feeds = p["exe"], p["feeds"]
     res = {k: p[k] for k in ("load_s", "build_s", "optimise_s", "plan_s")}
     del p
@@ -401,9 +403,9 @@ def _ort_families(net, batch, threads, runs: int = 5) -> dict:
     return min(per_run, key=lambda d: sum(d.values()))
 
 
-def run_child(variant: str, net: str, batch: int, runs: int = 3, repeats: int = 10) -> dict:
+def run_child(variant: str, net: str, batch: int, runs: int = 3, repeats: int = 10, micro_batch: int = 1) -> dict:
     cmd = [sys.executable, "-m", "fgraph.bench.models", "--child", variant, "--net", net, "--batch", str(batch),
-           "--runs", str(runs), "--repeats", str(repeats)]
+           "--runs", str(runs), "--repeats", str(repeats), "--micro-batch", str(micro_batch)]
     env = dict(os.environ, **MALLOC_ENV)
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
     if proc.returncode != 0:
@@ -448,14 +450,15 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
     unopt = ArenaPlan(e["graph"].outputs, e["graph"].updates).report
     row["eager_lower_bound_MB"] = unopt.lower_bound_bytes / 2**20
     fns = {"graph": lambda: exe(**feeds), "eager": lambda: eager(**feeds)}
-    mb = None
-    if net in IMAGENET and batch > MICRO_BATCH:  # the micro-batched variant, timed beside the others
-        mb = prepare(net, batch, "graph_mb")["exe"]
+    micro = {}  # k -> row of the micro-batched variant, timed beside the others
+    for k in (MICRO_BATCHES if net in IMAGENET else ()):
+        if batch <= k:
+            continue
+        mb = prepare(net, batch, "graph_mb", k)["exe"]
         got_mb = mb(**feeds)
-        row["mb_max_rel_diff_vs_graph"] = float(np.max(np.abs(got_mb - got)) / (np.max(np.abs(got)) or 1.0))
-        row["mb_micro_batch"] = MICRO_BATCH
-        row["mb_arena_MB"] = mb.memory.total_arena_bytes / 2**20
-        fns["graph_mb"] = lambda: mb(**feeds)
+        micro[k] = {"mb_micro_batch": k, "mb_arena_MB": mb.memory.total_arena_bytes / 2**20,
+                    "mb_max_rel_diff_vs_graph": float(np.max(np.abs(got_mb - got)) / (np.max(np.abs(got)) or 1.0))}
+        fns[f"graph_mb{k}"] = lambda mb=mb: mb(**feeds)
     t = timed(fns, repeats)
     row.update({"graph_ms": 1e3 * t["best_s"]["graph"], "eager_ms": 1e3 * t["best_s"]["eager"],
                 "graph_vs_eager_time": t["best_s"]["graph"] / t["best_s"]["eager"],
@@ -463,10 +466,10 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
                 "quiet_rounds": t["quiet_rounds"]})
     row["families_graph_ms"] = {k: 1e3 * v for k, v in profile_program(exe, feeds).items()}
     row["families_eager_ms"] = {k: 1e3 * v for k, v in profile_program(eager, feeds).items()}
-    if mb is not None:
-        row["mb_ms"] = 1e3 * t["best_s"]["graph_mb"]
-        row["mb_vs_eager_time"] = t["best_s"]["graph_mb"] / t["best_s"]["eager"]
-    g = e = exe = eager = mb = None  # free the weights and arenas before the children run
+    for k, m in micro.items():
+        m["mb_ms"] = 1e3 * t["best_s"][f"graph_mb{k}"]
+        m["mb_vs_eager_time"] = t["best_s"][f"graph_mb{k}"] / t["best_s"]["eager"]
+    g = e = exe = eager = mb = fns = None  # free the weights and arenas before the children run
     gc.collect()
     # fresh processes: cold build times and peak memory
     cg = run_child("graph", net, batch)
@@ -477,10 +480,11 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
                 "hwm_reset": cg["hwm_reset"] and ce["hwm_reset"], "fused_scratch_MB": cg["fused_scratch_MB"]})
     row["eager_vs_graph_peak"] = row["peak_eager_MB"] / max(row["peak_graph_MB"], 1e-9)
     row["eager_vs_graph_tracemalloc"] = row["tracemalloc_eager_MB"] / max(row["tracemalloc_graph_MB"], 1e-9)
-    if "mb_ms" in row:
-        cm = run_child("graph_mb", net, batch)
-        row.update({"peak_mb_MB": cm["rss_peak_MB"], "tracemalloc_mb_MB": cm["tracemalloc_peak_MB"],
-                    "eager_vs_mb_peak": row["peak_eager_MB"] / max(cm["rss_peak_MB"], 1e-9)})
+    for k, m in micro.items():
+        cm = run_child("graph_mb", net, batch, micro_batch=k)
+        m.update({"peak_mb_MB": cm["rss_peak_MB"], "tracemalloc_mb_MB": cm["tracemalloc_peak_MB"],
+                  "eager_vs_mb_peak": row["peak_eager_MB"] / max(cm["rss_peak_MB"], 1e-9)})
+    row["micro_batched"] = list(micro.values())
     if ort and net in IMAGENET:
         co = run_child("ort", net, batch, repeats=repeats)
         row.update({"ort_ms": 1e3 * co["eval_s"], "ort_peak_MB": co["rss_peak_MB"],
@@ -496,7 +500,7 @@ def measure(net: str, batch: int, repeats: int, ort: bool) -> dict:
 COLUMNS = ["network", "batch", "build_ms", "optimise_ms", "plan_ms", "graph_ms", "eager_ms", "graph_vs_eager_time",
            "ort_ms", "graph_vs_ort_time", "peak_graph_MB", "peak_eager_MB", "eager_vs_graph_peak", "ort_peak_MB",
            "arena_MB", "workspace_MB", "lower_bound_MB", "arena_vs_lower_bound"]
-#: the micro-batched variant (rows with batch > MICRO_BATCH)
+#: the micro-batched variants (one row per network, batch and k)
 COLUMNS_MB = ["network", "batch", "mb_micro_batch", "mb_ms", "graph_ms", "eager_ms", "mb_vs_eager_time", "peak_mb_MB",
               "peak_graph_MB", "peak_eager_MB", "eager_vs_mb_peak", "ort_peak_MB", "mb_arena_MB", "tracemalloc_mb_MB",
               "mb_max_rel_diff_vs_graph"]
@@ -505,6 +509,12 @@ COLUMNS2 = ["network", "batch", "load_ms", "cold_build_opt_plan_ms", "build_opt_
             "eager_vs_graph_tracemalloc", "no_reuse_MB",
             "arena_vs_lower_bound_inplace", "other_cores_during_timing", "quiet_rounds", "ort_other_cores",
             "ort_quiet_rounds", "max_rel_diff_vs_eager"]
+
+
+def micro_rows(rows: list[dict]) -> list[dict]:
+    """The micro-batched variants as table rows, beside their plain figures."""
+    keep = ("network", "batch", "graph_ms", "eager_ms", "peak_graph_MB", "peak_eager_MB", "ort_peak_MB")
+    return [{**{c: r.get(c) for c in keep}, **m} for r in rows for m in r.get("micro_batched", ())]
 
 
 def _verdict(tag: str, figure: str, target: str, ok: bool) -> str:
@@ -533,11 +543,11 @@ def targets(rows: list[dict]) -> list[str]:
         if want:
             lines += _memory_verdicts(tag, "without/with graph", r["eager_vs_graph_peak"], want, r["peak_graph_MB"],
                                       ort_peak)
-        if "eager_vs_mb_peak" in r and want:
-            mbtag = f"{tag} micro-batched (micro_batch={r['mb_micro_batch']})"
-            lines += _memory_verdicts(mbtag, "without graph / micro-batched graph", r["eager_vs_mb_peak"], want,
-                                      r["peak_mb_MB"], ort_peak)
-            lines.append(_time_verdict(mbtag, "eval micro-batched/without graph", r["mb_vs_eager_time"],
+        for m in r.get("micro_batched", ()) if want else ():
+            mbtag = f"{tag} micro-batched (micro_batch={m['mb_micro_batch']})"
+            lines += _memory_verdicts(mbtag, "without graph / micro-batched graph", m["eager_vs_mb_peak"], want,
+                                      m["peak_mb_MB"], ort_peak)
+            lines.append(_time_verdict(mbtag, "eval micro-batched/without graph", m["mb_vs_eager_time"],
                                        TARGET_TIME_VS_EAGER))
         lines.append(_time_verdict(tag, "eval with/without graph", r["graph_vs_eager_time"], TARGET_TIME_VS_EAGER))
         if "graph_vs_ort_time" in r:
@@ -613,9 +623,9 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
           f"(forward, backward, Adam) at batch {DIGITS_BATCH}; `*_other_cores`: other processes' CPU use during "
           f"the timing.\n",
           table(rows, COLUMNS), "", table(rows, COLUMNS2), "",
-          *([f"## Micro-batched (`fgraph.compile(g, micro_batch={MICRO_BATCH})`: the batch run {MICRO_BATCH} row(s) at "
-             "a time in an arena planned for that; the same results)\n", table(mb_rows, COLUMNS_MB), ""]
-            if (mb_rows := [r for r in rows if "mb_ms" in r]) else []), "## Where the time goes (ms per op family)\n",
+          *(["## Micro-batched (`fgraph.compile(g, micro_batch=k)`: the batch run k rows at a time in an arena "
+             "planned for k rows; the same results)\n", table(mb_rows, COLUMNS_MB), ""]
+            if (mb_rows := micro_rows(rows)) else []), "## Where the time goes (ms per op family)\n",
           family_table(rows), "", "## Targets\n", *[f"- {t}" for t in targets(rows)]]
     if not ort:
         md.append("\nonnxruntime is not installed (pip install 'fgraph[bench]'): its columns are empty.")
@@ -637,12 +647,13 @@ def _child_main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--micro-batch", type=int, default=1)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default="bench-results")
     a = ap.parse_args(argv)
     if a.child is None:
         return main(quick=a.quick, out=a.out)
-    print(json.dumps(child(a.child, a.net, a.batch, a.runs, a.repeats)))
+    print(json.dumps(child(a.child, a.net, a.batch, a.runs, a.repeats, a.micro_batch)))
     return 0
 
 
