@@ -535,3 +535,54 @@ def test_fgraph_native_0_disables_it(monkeypatch):
     x = np.linspace(-1, 1, 100)
     assert not native.run(UNIQUE, [x, x], np.empty_like(x))
     assert "native" not in fused._candidates(fused.compiled(UNIQUE, 2), [x, x], np.empty_like(x))
+
+
+def _fake_library(d, name, nbytes, mtime, *links):
+    path = d / f"{name}.so"
+    path.write_bytes(b"\0" * nbytes)
+    for other in links:
+        os.link(path, d / f"{other}.so")
+    for p in (name, *links):
+        os.utime(d / f"{p}.so", (mtime, mtime))
+
+
+def test_the_disk_cache_is_trimmed_least_recently_used_first(tmp_path):
+    d = tmp_path
+    _fake_library(d, "old", 400, 1000)
+    _fake_library(d, "shared_a", 300, 2000, "shared_b", "shared_c")  # one library under three names
+    _fake_library(d, "recent", 300, 3000)
+    (d / "notes.txt").write_bytes(b"\0" * 5000)  # not a kernel: never counted or touched
+    assert native.trim_cache(str(d), limit=1000) == 0  # 400 + 300 + 300: hard links count once
+    freed = native.trim_cache(str(d), limit=900)  # over: down to 3/4 of it, the stalest first
+    assert freed == 400 and sorted(os.listdir(d)) == ["notes.txt", "recent.so", "shared_a.so", "shared_b.so",
+                                                       "shared_c.so"]
+    assert native.trim_cache(str(d), limit=400) == 300  # the shared library goes with its last name
+    assert sorted(os.listdir(d)) == ["notes.txt", "recent.so"]
+    assert native.trim_cache(str(d), limit=0, keep={"recent"}) == 0  # what was just built stays
+    assert native.trim_cache(str(tmp_path / "missing"), limit=0) == 0
+
+
+def test_the_cache_limit_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("FGRAPH_NATIVE_CACHE_MB", "0.5")
+    assert native.cache_limit_bytes() == 2**19
+    monkeypatch.setenv("FGRAPH_NATIVE_CACHE_MB", "lots")
+    assert native.cache_limit_bytes() == 256 * 2**20
+
+
+@needs_cc
+def test_a_trimmed_kernel_is_built_again(fresh_cache, monkeypatch):
+    x, y = np.linspace(-3, 3, 5000), np.linspace(2, -2, 5000)
+    want = np.minimum(np.hypot(x * y, x), y)
+    assert_same(through_native(UNIQUE, [x, y], x.shape), want)
+    (lib,) = [f for f in os.listdir(fresh_cache / "native") if f.endswith(".so")]
+    assert native.trim_cache(limit=0) > 0 and not os.listdir(fresh_cache / "native")
+    native.clear_memory_cache(compiler=False)
+    compiles = native.STATS["compiles"]
+    assert_same(through_native(UNIQUE, [x, y], x.shape), want)
+    assert native.STATS["compiles"] == compiles + 1 and os.listdir(fresh_cache / "native") == [lib]
+    # building trims, sparing what it built: below one library's size, only the new one stays
+    monkeypatch.setenv("FGRAPH_NATIVE_CACHE_MB", "0")
+    other = (("subtract", (-1, -2), (), np.dtype("float64")), ("arctan2", (0, -1), (), np.dtype("float64")))
+    assert_same(through_native(other, [x, y], x.shape), np.arctan2(x - y, x))
+    left = os.listdir(fresh_cache / "native")
+    assert len(left) == 1 and left != [lib]

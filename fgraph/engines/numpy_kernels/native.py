@@ -40,7 +40,9 @@ NumPy's iterator; unaligned inputs fall back.
 
 Environment: ``FGRAPH_NATIVE=0`` disables native kernels; the cache lives in
 ``$FGRAPH_CACHE_DIR`` (default ``$XDG_CACHE_HOME/fgraph`` or
-``~/.cache/fgraph``) under ``native/``; ``CC`` names the compiler (default:
+``~/.cache/fgraph``) under ``native/``, holding at most
+``$FGRAPH_NATIVE_CACHE_MB`` (default 256) megabytes: past that, the kernels
+used least recently are removed; ``CC`` names the compiler (default:
 sysconfig's, then ``cc``/``gcc`` on PATH).
 """
 from __future__ import annotations
@@ -61,7 +63,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 #: what happened, for tests and the benchmark
-STATS = {"compiles": 0, "disk_loads": 0, "compile_s": 0.0, "runs": 0, "declined": 0, "reruns": 0, "errors": 0}
+STATS = {"compiles": 0, "disk_loads": 0, "compile_s": 0.0, "runs": 0, "declined": 0, "reruns": 0, "errors": 0,
+         "evicted_bytes": 0}
 #: the last compiler error output or exception text (for debugging)
 LAST_ERROR: list = []
 
@@ -114,6 +117,58 @@ def cache_dir() -> str:
     root = os.environ.get("FGRAPH_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "fgraph")
     return os.path.join(root, "native")
+
+
+def cache_limit_bytes() -> int:
+    """How large the disk cache may grow (``$FGRAPH_NATIVE_CACHE_MB``, default 256)."""
+    try:
+        return int(float(os.environ.get("FGRAPH_NATIVE_CACHE_MB", "256")) * 2**20)
+    except ValueError:
+        return 256 * 2**20
+
+
+def trim_cache(d: str | None = None, limit: int | None = None, keep=()) -> int:
+    """Remove the kernels used least recently until the cache holds at most
+    ``limit`` bytes (then 3/4 of it, so trimming is rare), never those named
+    in ``keep`` (just built); returns the bytes freed.  A kernel's file time is its last load (:func:`build` touches
+    it).  Kernels built together share one library under several names
+    (hard links): its bytes count once and are freed with its last name.  A
+    process that loaded a removed library keeps it mapped; one about to load
+    it builds it again."""
+    d = cache_dir() if d is None else d
+    limit = cache_limit_bytes() if limit is None else limit
+    try:
+        entries = [e for e in os.scandir(d) if e.name.endswith(".so") and e.is_file(follow_symlinks=False)
+                   and e.name[:-3] not in keep]
+    except OSError:
+        return 0
+    stats = []
+    for e in entries:
+        try:
+            stats.append((e.stat(follow_symlinks=False), e.path))
+        except OSError:  # removed meanwhile by another process
+            pass
+    names_left = {}
+    for st, _ in stats:
+        names_left[(st.st_dev, st.st_ino)] = names_left.get((st.st_dev, st.st_ino), 0) + 1
+    size = {(st.st_dev, st.st_ino): st.st_size for st, _ in stats}
+    total = sum(size.values())
+    if total <= limit:
+        return 0
+    target, freed = limit * 3 // 4, 0
+    for st, path in sorted(stats, key=lambda sp: sp[0].st_mtime):
+        if total - freed <= target:
+            break
+        try:
+            os.remove(path)
+        except OSError:
+            continue
+        key = (st.st_dev, st.st_ino)
+        names_left[key] -= 1
+        if not names_left[key]:
+            freed += size[key]
+    STATS["evicted_bytes"] += freed
+    return freed
 
 
 def _cpu_id() -> str:
@@ -196,13 +251,22 @@ def build(sources: list[str]) -> list:
             try:
                 found[name] = ctypes.CDLL(path)
                 STATS["disk_loads"] += 1
+                _touch(path)  # its time is its last use: trimming removes the stalest
                 continue
             except OSError:
-                pass  # a damaged file: build it again
+                pass  # a damaged file (or one just trimmed away): build it again
         todo[name] = src
     if todo:
         found.update(_build_new(tc, todo, d))
+        trim_cache(d, keep=todo)
     return [(found[n], n) if n in found else None for n in names]
+
+
+def _touch(path: str) -> None:
+    try:
+        os.utime(path)
+    except OSError:  # a read-only cache: its order stays the build order
+        pass
 
 
 def _build_new(tc: dict, todo: dict, d: str) -> dict:
