@@ -121,6 +121,15 @@ def test_digits_cnn_forward_with_remainder():
     m = exe.memory
     assert (m.chunks, m.remainder_rows) == (4, 1) and m.remainder_arena_bytes > 0
     assert m.arena_bytes < fgraph.compile(g).memory.arena_bytes
+    # the last chunk's program runs in the chunks' arena: one arena in all
+    assert m.remainder_shares_arena and m.total_arena_bytes == m.arena_bytes and "the chunks' arena" in str(m)
+    assert exe._rest._arena is exe._chunk._arena
+    plain = fgraph.compile(g)
+    first = exe(**feeds)
+    kept = first.copy()
+    other = {"x": np.random.default_rng(1).random((10, 1, 8, 8), dtype=np.float32)}
+    np.testing.assert_allclose(exe(**other), plain(**other), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(first, kept)  # a later run leaves earlier results alone
 
 
 def _tiny_resnet(x, rng):

@@ -40,8 +40,8 @@ class CupyExecutable(Executable):
 
     OPTIONS = ("to_host",)
 
-    def __init__(self, graph, engine, kernel_attr: str, plan_memory: bool = True, to_host: bool = False):
-        super().__init__(graph, engine, kernel_attr, plan_memory=plan_memory)
+    def __init__(self, graph, engine, kernel_attr: str, plan_memory: bool = True, to_host: bool = False, arena=None):
+        super().__init__(graph, engine, kernel_attr, plan_memory=plan_memory, arena=arena)
         self.to_host = bool(to_host)
         self._upload_constants()
 

@@ -106,7 +106,10 @@ class Executable(Runner):
     #: keyword options of ``engine.compile`` this class takes (besides plan_memory and micro_batch)
     OPTIONS: tuple = ()
 
-    def __init__(self, graph: Graph, engine, kernel_attr: str, plan_memory: bool = True):
+    def __init__(self, graph: Graph, engine, kernel_attr: str, plan_memory: bool = True, arena=None):
+        """``arena``: a flat device buffer to run in instead of allocating
+        one, used when it holds the plan (the caller makes sure that no
+        other program running in it runs at the same time)."""
         self.graph = graph
         self.engine = engine
         self._device = engine.device
@@ -121,7 +124,8 @@ class Executable(Runner):
                 # kernel scratch ("numpy_workspace" for "numpy_kernel") is planned in the arena too
                 self._plan = ArenaPlan(graph.outputs, graph.updates,
                                        workspace_attr=kernel_attr.replace("_kernel", "_workspace"))
-                self._arena = self._device.allocate(self._plan.plan.arena_bytes)
+                need = self._plan.plan.arena_bytes
+                self._arena = arena if arena is not None and arena.nbytes >= need else self._device.allocate(need)
                 outs = {k: self._device.view(self._arena, self._plan.offset(k), n.shape, n.dtype)
                         for k, n in enumerate(self._plan.order) if self._plan.storage[k]}
                 in_place = self._plan.update_in_place

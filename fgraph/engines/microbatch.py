@@ -13,8 +13,9 @@ its feeds alone.  Such a graph is rebuilt with the batched placeholders at
 ``k`` rows (each node's shape rule re-applied; the few params that hold the
 batch size rewritten), compiled by the ordinary engine into its own arena,
 planned for ``k`` rows, and run once per chunk of ``k`` rows (a second
-program for a shorter last chunk).  Peak memory follows ``k``, not the
-batch: the arena is about ``k / batch`` of the plain one.
+program for a shorter last chunk, run in the same arena).  Peak memory
+follows ``k``, not the batch: the arena is about ``k / batch`` of the
+plain one.
 
 Results equal the plain compile's: bit for bit for element-wise, reduction,
 convolution and pooling work; a matrix product of fewer rows may take
@@ -417,14 +418,19 @@ class MicroBatchReport(MemoryReport):
     chunks: int = 0
     remainder_rows: int = 0
     remainder_arena_bytes: int = 0
+    #: the last, shorter chunk runs in the chunk program's arena (it fits there)
+    remainder_shares_arena: bool = False
 
     @property
     def total_arena_bytes(self) -> int:
-        """Both programs' arenas (the remainder's exists when the batch is not a multiple of ``micro_batch``)."""
-        return self.arena_bytes + self.remainder_arena_bytes
+        """The memory both programs' arenas take (the remainder's exists when
+        the batch is not a multiple of ``micro_batch``, and is usually the
+        chunk program's own)."""
+        return self.arena_bytes + (0 if self.remainder_shares_arena else self.remainder_arena_bytes)
 
     def __str__(self):
-        rest = (f", last chunk {self.remainder_rows} row(s) in its own arena of {self.remainder_arena_bytes:,} B"
+        where = "the chunks' arena" if self.remainder_shares_arena else "its own arena"
+        rest = (f", last chunk {self.remainder_rows} row(s) in {where} (plan of {self.remainder_arena_bytes:,} B)"
                 if self.remainder_rows else "")
         return (f"micro-batched: {self.chunks} chunk(s) of {self.micro_batch} of {self.batch} rows{rest}; "
                 f"per chunk: {MemoryReport.__str__(self)}")
@@ -457,7 +463,10 @@ class MicroBatchExecutable(Runner):
         self._outs_batched = split.batched_outputs
         self._chunk = engine.compile(split.graph, **options)
         rest = B % k if k else 0
-        self._rest = engine.compile(rebuild(graph, names, B, rest).graph, **options) if rest else None
+        self._rest = None
+        if rest:  # the last, shorter chunk: its own program, run in the chunks' arena when that holds its plan
+            self._rest = engine.executable(rebuild(graph, names, B, rest).graph, engine, engine.kernel_attr,
+                                           arena=self._chunk._arena, **options)
         self._bounds = [(s, min(s + k, B)) for s in range(0, B, k)] if k else [(0, 0)]
 
     @property
@@ -470,7 +479,8 @@ class MicroBatchExecutable(Runner):
         base = {f.name: getattr(m, f.name) for f in fields(MemoryReport)}
         return MicroBatchReport(**base, micro_batch=self.micro_batch, batch=self.batch, chunks=len(self._bounds),
                                 remainder_rows=self.batch % self.micro_batch if self.micro_batch else 0,
-                                remainder_arena_bytes=r.arena_bytes if r is not None else 0)
+                                remainder_arena_bytes=r.arena_bytes if r is not None else 0,
+                                remainder_shares_arena=r is not None and self._rest._arena is self._chunk._arena)
 
     @property
     def variables(self):
