@@ -589,21 +589,28 @@ def chart(rows: list[dict], path: str) -> str | None:
     except ImportError:
         return None
     labels = [f"{r['network']}\nbatch {r['batch']}" for r in rows]
-    series = [("graph", "graph_ms", "peak_graph_MB"), ("without graph", "eager_ms", "peak_eager_MB"),
-              ("onnxruntime", "ort_ms", "ort_peak_MB")]
+    k = MICRO_BATCHES[1] if len(MICRO_BATCHES) > 1 else MICRO_BATCHES[0]
+
+    def micro(r, key):  # the micro-batched variant at k rows, where measured
+        return next((m.get(key) for m in r.get("micro_batched", ()) if m["mb_micro_batch"] == k), None)
+
+    series = [("graph", lambda r: r.get("graph_ms"), lambda r: r.get("peak_graph_MB")),
+              (f"graph, micro_batch={k}", lambda r: micro(r, "mb_ms"), lambda r: micro(r, "peak_mb_MB")),
+              ("without graph", lambda r: r.get("eager_ms"), lambda r: r.get("peak_eager_MB")),
+              ("onnxruntime", lambda r: r.get("ort_ms"), lambda r: r.get("ort_peak_MB"))]
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
     xs = np.arange(len(rows))
-    width = 0.27
+    width = 0.8 / len(series)
     for ax, idx, title in ((axes[0], 1, "evaluation time (ms, best of N)"),
                            (axes[1], 2, "peak memory (MB, RSS high-water in a fresh process)")):
         for j, s in enumerate(series):
-            vals = [r.get(s[idx]) or 0.0 for r in rows]
-            ax.bar(xs + (j - 1) * width, vals, width, label=s[0])
+            vals = [s[idx](r) or 0.0 for r in rows]
+            ax.bar(xs + (j - (len(series) - 1) / 2) * width, vals, width, label=s[0])
         ax.set_xticks(xs, labels, fontsize=8)
         ax.set_title(title)
         ax.set_yscale("log")
         ax.legend(fontsize=8)
-    fig.suptitle("fgraph: Owl's table (with the graph, without it, onnxruntime)")
+    fig.suptitle("fgraph: Owl's table (with the graph, micro-batched, without it, onnxruntime)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
