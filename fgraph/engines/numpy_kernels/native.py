@@ -130,11 +130,13 @@ def cache_limit_bytes() -> int:
 def trim_cache(d: str | None = None, limit: int | None = None, keep=()) -> int:
     """Remove the kernels used least recently until the cache holds at most
     ``limit`` bytes (then 3/4 of it, so trimming is rare), never those named
-    in ``keep`` (just built); returns the bytes freed.  A kernel's file time is its last load (:func:`build` touches
-    it).  Kernels built together share one library under several names
-    (hard links): its bytes count once and are freed with its last name.  A
-    process that loaded a removed library keeps it mapped; one about to load
-    it builds it again."""
+    in ``keep`` (just built); returns the bytes freed.
+
+    A kernel's file time is its last load (:func:`build` touches it).
+    Kernels built together share one library under several names (hard
+    links): its bytes count once and are freed with its last name.  A
+    process that loaded a removed library keeps it mapped; one about to
+    load it builds it again."""
     d = cache_dir() if d is None else d
     limit = cache_limit_bytes() if limit is None else limit
     try:
