@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -420,10 +421,12 @@ STEPS = [
 def test_fused_groups_from_the_optimiser_match_numpy(dtypes):
     """Random chains of steps, fused by fgraph.optimise into one group each;
     the group's generated kernel against NumPy on broadcast inputs."""
-    rng = np.random.default_rng(abs(hash(dtypes)) % 1000)
+    rng = np.random.default_rng(zlib.crc32(repr(dtypes).encode()))  # not hash(): that varies per process
     shapes = [(4, 6), (6,)]
     lib, runs = Library(), []
-    for trial in range(12):
+    for trial in range(60):
+        if len(runs) == 8:
+            break
         steps = [STEPS[i] for i in rng.integers(0, len(STEPS), 4)]
         xs = [special(dt, rng)[:int(np.prod(s))].reshape(s) for dt, s in zip(dtypes, shapes)]
         xs = [np.where(np.isfinite(x), x, 1).astype(x.dtype) if x.dtype.kind == "f" else x for x in xs]
