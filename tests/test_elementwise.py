@@ -126,6 +126,31 @@ def test_power_operator_shortcuts_on_special_values(dtype):
     assert (fnp.placeholder((2,), "int32") ** 0.5).node.op == "power"
 
 
+COMPARISONS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+               "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+@pytest.mark.parametrize("op", sorted(COMPARISONS))
+@settings(max_examples=30)
+@given(data=st.data())
+def test_comparisons_with_python_ints_beyond_the_dtype(op, data):
+    """NumPy 2 compares an integer array with any Python int exactly (int8 ==
+    300 is all False) where arithmetic refuses the int; both sides."""
+    dt = data.draw(st.sampled_from(["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]))
+    a = data.draw(arrays(np.dtype(dt), data.draw(st.sampled_from([(), (3,), (2, 3)])), -100, 100))
+    v = data.draw(st.one_of(st.integers(-2**70, 2**70), st.sampled_from([-1, 0, 255, 256, -129, 2**63, 2**64])))
+    f = COMPARISONS[op]
+    check(lambda xp, x: f(x, v), a)
+    check(lambda xp, x: f(v, x), a)
+
+
+def test_a_comparison_settled_by_the_range_keeps_its_input():
+    x = fnp.placeholder((4,), "int8", name="x")
+    g = fgraph.Graph(x == 300)
+    assert [n.name for n in g.inputs] == ["x"]
+    np.testing.assert_array_equal(fgraph.compile(g)(x=np.arange(4, dtype="int8")), np.zeros(4, bool))
+
+
 @given(data=st.data())
 def test_where_clip_round(data):
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=4))

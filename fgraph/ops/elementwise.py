@@ -3,6 +3,8 @@ astype and friends.  Shapes broadcast; dtypes follow NumPy's own ufunc loop
 resolution under NEP 50 (Python scalars are weak)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
@@ -55,6 +57,9 @@ def _ufunc_function(public: str, name: str):
         nodes = [lift(a, st) for a in args]
         params = () if dtype is None else (("dtype", np.dtype(dtype)),)
         if any(n.weak and n.dtype.kind == "i" for n in nodes):
+            settled = _beyond_range_comparison(name, nodes, dtype, st)
+            if settled is not None:
+                return settled
             _check_weak_ints(ufunc, nodes, dtype, public)
         if name in _MULTI_OUTPUT:
             return tuple(Tensor(make_node(name, nodes, params + (("output", k),)), st) for k in range(ufunc.nout))
@@ -63,6 +68,33 @@ def _ufunc_function(public: str, name: str):
     fn.__name__ = fn.__qualname__ = public
     fn.__doc__ = f"Lazy numpy.{public}: same arguments, shapes and dtypes as NumPy; ``out=`` is refused."
     return fn
+
+
+#: comparison ufunc -> the Python comparison it makes
+_COMPARISONS = {"equal": operator.eq, "not_equal": operator.ne, "less": operator.lt, "less_equal": operator.le,
+                "greater": operator.gt, "greater_equal": operator.ge}
+
+
+def _beyond_range_comparison(name, nodes, dtype, st):
+    """NumPy 2 compares an integer array with a Python int outside its dtype's
+    range exactly (``int8_array == 300`` is all False, ``uint8_array > -1``
+    all True) where arithmetic refuses the int: every element lies inside
+    the range, so all compare alike and the result is a constant array.
+    None when that is not the case."""
+    if name not in _COMPARISONS or len(nodes) != 2 or (dtype is not None and np.dtype(dtype) != np.bool_):
+        return None
+    k = next((j for j, n in enumerate(nodes) if n.weak and n.dtype.kind == "i"), None)
+    array = nodes[1 - k]
+    if array.weak or array.dtype.kind not in "iu":  # bool, float...: NumPy converts the int (or refuses it)
+        return None
+    value, info = nodes[k].params[0][1].value, np.iinfo(array.dtype)
+    if info.min <= value <= info.max:
+        return None
+    low = int(info.min)  # any element would do: all lie on the same side of value
+    result = _COMPARISONS[name](*((low, value) if k == 1 else (value, low)))
+    # the constant as a comparison that holds (or fails) for every element,
+    # so the result still depends on the array (a graph keeps it as an input)
+    return Tensor(make_node("greater_equal" if result else "less", [array, lift(low, st)], ()), st)
 
 
 def _check_weak_ints(ufunc, nodes, dtype, public):
