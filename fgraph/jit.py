@@ -6,6 +6,7 @@ import functools
 import numpy as np
 
 from .operator import Tensor
+from .symbol import exact_key
 from .tree import flatten, unflatten
 
 
@@ -43,6 +44,9 @@ def jit(fn=None, *, engine: str = "numpy", optimise: bool = True):
 
 
 def _static_key(x):
+    """A static argument's key: exact for scalars (0.0 and -0.0 trace apart)."""
+    if isinstance(x, (float, complex)):
+        return exact_key(x)
     try:
         hash(x)
         return (type(x), x)

@@ -16,7 +16,7 @@ import numpy as np
 from . import stack as _stack
 from .errors import DTypeError, FgraphError, ShapeError, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, defop
-from .symbol import Const, Node, Scalar, error_at, make_node, next_id
+from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -34,7 +34,7 @@ _literal_cache: dict = {}
 
 def literal_node(value) -> Node:
     """A weak Python-scalar node (cached: literals are values)."""
-    key = (type(value), repr(value))
+    key = exact_key(value)
     node = _literal_cache.get(key)
     if node is None:
         t = type(value)

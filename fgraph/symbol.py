@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import struct
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -52,18 +53,30 @@ class Const:
         return f"Const({self.array.dtype}{list(self.array.shape)})"
 
 
-class Scalar:
-    """A Python scalar literal as a parameter, compared by type and exact bits.
+def exact_key(value):
+    """A hashable key telling apart Python scalars that compare equal but are
+    different constants: ``0.0`` and ``-0.0``, ``1``, ``1.0`` and ``True``,
+    and NaNs of either sign (``repr`` and ``float.hex`` print both as
+    ``nan``; ``copysign`` tells them apart).  Floats and complex numbers are
+    keyed by their bits; other values by their type and ``repr`` (node keys
+    are compared by hash, and ``hash(-1) == hash(-2)``)."""
+    if isinstance(value, float):
+        return (type(value), struct.pack("<d", value))
+    if isinstance(value, complex):
+        return (type(value), struct.pack("<dd", value.real, value.imag))
+    return (type(value), repr(value))
 
-    ``0.0 == -0.0`` and ``1 == 1.0 == True`` in Python; in a graph they are
-    different constants, so the key is the type and the ``repr``.
-    """
+
+class Scalar:
+    """A Python scalar literal as a parameter, compared by type and exact bits
+    (:func:`exact_key`): in a graph ``0.0`` and ``-0.0``, or ``1`` and
+    ``True``, are different constants."""
 
     __slots__ = ("value", "_key")
 
     def __init__(self, value):
         object.__setattr__(self, "value", value)
-        object.__setattr__(self, "_key", (type(value), repr(value)))
+        object.__setattr__(self, "_key", exact_key(value))
 
     def __setattr__(self, name, value):
         raise AttributeError("Scalar is immutable")
@@ -90,8 +103,8 @@ def _canonical(v):
         return tuple([_canonical(e) for e in v])
     if t is int:
         return _MINUS_ONE if v == -1 else v
-    if t is float:
-        return (float, v.hex())
+    if t is float or t is complex:
+        return exact_key(v)
     return v
 
 

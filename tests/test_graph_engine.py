@@ -157,6 +157,37 @@ def test_jit_traces_once_per_shape_and_dtype():
     assert isinstance(jf(fnp.asarray(a), 2.0), fgraph.Tensor)
 
 
+SIGNED = [0.0, -0.0, float("nan"), -float("nan"), 1, 1.0, True, complex(0.0, -0.0), complex(-float("nan"), 0.0)]
+
+
+def test_literals_that_compare_equal_stay_apart():
+    """0.0 and -0.0, NaNs of either sign, 1, 1.0 and True are different
+    constants: the literal cache, the structural key (CSE) and jit's static
+    arguments tell them apart (repr and float.hex print both NaNs as nan)."""
+    from fgraph.symbol import exact_key
+
+    assert len({exact_key(v) for v in SIGNED}) == len(SIGNED)
+    x = np.array([1.5, -2.0, 0.0], np.float64)
+    p = fnp.placeholder((3,), "float64", name="p")
+    outs = [fnp.copysign(p, s) + 0 * fnp.multiply(p, s) for s in SIGNED if not isinstance(s, complex)]
+    want = [np.copysign(x, s) + 0 * np.multiply(x, s) for s in SIGNED if not isinstance(s, complex)]
+    g = fgraph.Graph(outs, inputs=[p])
+    for exe in (fgraph.compile(g), fgraph.compile(fgraph.optimise(g))):
+        for got, w in zip(exe(p=x), want):
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(w))
+            np.testing.assert_array_equal(got, w)
+    calls = []
+
+    def f(a, s):
+        calls.append(s)
+        return fnp.copysign(a, s)
+
+    jf = fgraph.jit(f)
+    for s in (0.0, -0.0, float("nan"), -float("nan")):
+        np.testing.assert_array_equal(jf(x, s), np.copysign(x, s))
+    assert len(calls) == 4  # each sign its own trace
+
+
 def test_make_binds_engine_and_dtype():
     ns = fgraph.make(engine="numpy", dtype="float32")
     assert fgraph.make() is fnp
