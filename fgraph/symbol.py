@@ -247,7 +247,7 @@ def _infer(op: str, inputs: tuple, params: tuple):
         raise _located(type(e), op, inputs, str(e)) from None
     except (ValueError, IndexError) as e:  # NumPy's own AxisError etc.
         raise _located(ShapeError, op, inputs, str(e)) from None
-    except TypeError as e:  # NumPy's "no loop matching" etc.
+    except (TypeError, OverflowError) as e:  # NumPy's "no loop matching"; a Python int beyond a dtype
         raise _located(DTypeError, op, inputs, str(e)) from None
 
 

@@ -210,6 +210,17 @@ def test_ufunc_refusals_are_clear():
         u += 1.5
 
 
+@pytest.mark.parametrize("op, call", [
+    ("max", lambda x: fnp.max(x, initial=300)), ("sum", lambda x: fnp.sum(x, initial=2**64)),
+    ("round", lambda x: fnp.round(x, 2**70)), ("var", lambda x: fnp.var(x, ddof=2**70)),
+])
+def test_python_ints_beyond_a_dtype_are_dtype_errors_not_numpy_tracebacks(op, call):
+    # NumPy raises OverflowError for these; fgraph names the op, the input and the user's line
+    x = fnp.placeholder((2, 3), "int8", name="x")
+    with pytest.raises(fgraph.DTypeError, match=rf"(?s){op}.*int8.*test_elementwise.py"):
+        call(x)
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64", "complex64",
                         "complex128"]), st.integers(0, 2 ** 32 - 1), st.sampled_from(["aa", "a0", "0a", "as", "sa"]))

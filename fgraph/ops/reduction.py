@@ -251,7 +251,7 @@ def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
         raise error_at(type(err), op, f"{err} (inputs: {describe(inputs)})") from None
     except (ValueError, IndexError) as err:
         raise error_at(ShapeError, op, f"{err} (inputs: {describe(inputs)})") from None
-    except TypeError as err:
+    except (TypeError, OverflowError) as err:  # OverflowError: a Python int out of the dtype's range
         raise error_at(DTypeError, op, f"{err} (inputs: {describe(inputs)})") from None
 
     kind = SPEC[op][1]
