@@ -144,6 +144,18 @@ def test_comparisons_with_python_ints_beyond_the_dtype(op, data):
     check(lambda xp, x: f(v, x), a)
 
 
+@settings(max_examples=60)
+@given(data=st.data())
+def test_clip_with_python_int_bounds_beyond_the_dtype(data):
+    """NumPy clips an integer array with a Python int bound beyond its dtype
+    as if that bound were absent; one beyond on the other side is refused."""
+    dt = data.draw(st.sampled_from(["int8", "uint8", "int16", "uint32", "int64", "uint64", "float32"]))
+    a = data.draw(arrays(np.dtype(dt), (5,), -100, 100))
+    bound = st.one_of(st.none(), st.integers(-2**70, 2**70), st.sampled_from([-129, -128, 127, 128, 255, 256, -1]))
+    lo, hi = data.draw(bound), data.draw(bound)
+    check(lambda xp, x: xp.clip(x, lo, hi), a)
+
+
 def test_a_comparison_settled_by_the_range_keeps_its_input():
     x = fnp.placeholder((4,), "int8", name="x")
     g = fgraph.Graph(x == 300)

@@ -157,6 +157,11 @@ def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_N
     hi = max if a_max is _NO_VALUE else a_max
     lo = None if lo is _NO_VALUE else lo
     hi = None if hi is _NO_VALUE else hi
+    kind = np.dtype(a.dtype).kind if hasattr(a, "dtype") else ""
+    if kind in ("i", "u"):  # as NumPy: a Python int bound beyond the integer dtype clips nothing
+        info = np.iinfo(a.dtype)
+        lo = None if type(lo) is int and lo <= info.min else lo
+        hi = None if type(hi) is int and hi >= info.max else hi
     if lo is None and hi is None:
         return apply("positive", (a,)) if not isinstance(a, Tensor) else a
     if lo is None:
