@@ -7,6 +7,7 @@ from importlib import import_module as _import_module
 
 import numpy as _np
 
+from ..ops import COMPOSITES as _COMPOSITES
 from ..ops import FAMILIES as _FAMILIES
 from ..operator import Tensor
 from ..operator import placeholder_node as _placeholder_node
@@ -42,7 +43,7 @@ def variable(value, name=None, dtype=None) -> Tensor:
     return Tensor(_variable_node(arr, name), st)
 
 
-for _family in _FAMILIES:
+for _family in _FAMILIES + _COMPOSITES:
     _mod = _import_module(f"fgraph.ops.{_family}")
     for _name in _mod.__all__:
         globals()[_name] = getattr(_mod, _name)
