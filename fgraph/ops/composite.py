@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ..errors import DTypeError, FgraphError
-from ..operator import Tensor, lift, stack_of
+from ..operator import Tensor
 from ..symbol import error_at
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf", "isreal", "iscomplex",
@@ -30,8 +30,8 @@ def _np():
 
 
 def _lazy(x):
-    """``x`` as a lazy array (Python scalars stay weak literals inside ops)."""
-    return x if isinstance(x, Tensor) else Tensor(lift(x, stack_of((x,))), stack_of((x,)))
+    """``x`` as a lazy array, as NumPy's ``asanyarray`` (a Python scalar takes its default dtype)."""
+    return x if isinstance(x, Tensor) else _np().asarray(x)
 
 
 def _is_python_scalar(x) -> bool:
