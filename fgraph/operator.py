@@ -342,6 +342,16 @@ class Tensor:
     def __contains__(self, value):
         return bool(_namespace().any(self == value))
 
+    def __format__(self, spec):
+        """``f"{loss:.4f}"``: a 0-d array formats its value (evaluating it, as
+        ``float()`` does), like a NumPy 0-d array; an empty spec is ``str()``."""
+        if not spec:
+            return str(self)
+        if self.ndim:
+            raise error_at(FgraphError, "format", f"format spec {spec!r} needs a 0-d array, got shape "
+                                                  f"{self.shape} (NumPy refuses it too)")
+        return format(self.eval().item(), spec)
+
     # -- indexing
     def __getitem__(self, key):
         return _getitem()(self, key)

@@ -239,6 +239,11 @@ def test_conversions_evaluate(a):
     np.testing.assert_array_equal(np.array(t), a)
     with pytest.raises(fgraph.FgraphError, match="size-1"):
         float(t)
+    # f-strings format a 0-d array's value, as NumPy's 0-d arrays do
+    for spec in (".3f", "e", "+.1%", ""):
+        assert format(s, spec) == (format(np.asarray(a.sum()), spec) if spec else str(s))
+    with pytest.raises(fgraph.FgraphError, match="0-d"):
+        f"{t:.2f}"
 
 
 def test_eval_of_placeholder_explains():
