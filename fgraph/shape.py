@@ -165,8 +165,14 @@ def probe(node, value=0):
 
 
 def check_weak_int_fits(value: int, dtype: np.dtype, op: str) -> None:
-    """NumPy 2 refuses a Python int out of range of the integer dtype it joins."""
+    """NumPy 2 refuses a Python int out of range of the integer dtype it
+    joins, and one too large for a double when it joins a float dtype."""
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise DTypeError(f"{op}: Python integer {value} out of bounds for {dtype}")
+    elif dtype.kind in "fc":
+        try:
+            float(value)
+        except OverflowError:
+            raise DTypeError(f"{op}: Python integer {value} too large to convert to float") from None

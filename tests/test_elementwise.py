@@ -233,6 +233,15 @@ def test_python_ints_beyond_a_dtype_are_dtype_errors_not_numpy_tracebacks(op, ca
         call(x)
 
 
+@pytest.mark.parametrize("call", [lambda f: f + 2**1024, lambda f: f < -2**1100, lambda f: fnp.multiply(10**400, f)])
+def test_python_ints_too_large_for_a_double_are_refused_at_once(call):
+    # NumPy: OverflowError "int too large to convert to float" at the call, for any float or complex array
+    for dt in ("float32", "complex128"):
+        with pytest.raises(fgraph.DTypeError, match=r"(?s)too large to convert to float.*test_elementwise.py"):
+            call(fnp.placeholder((3,), dt, name="f"))
+    assert (fnp.placeholder((3,), "float32") + 2**1023).dtype == np.float32  # a double holds it: inf in float32
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64", "complex64",
                         "complex128"]), st.integers(0, 2 ** 32 - 1), st.sampled_from(["aa", "a0", "0a", "as", "sa"]))
