@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import struct
 from typing import Any, Iterable, Sequence
 
@@ -242,13 +243,21 @@ def _infer(op: str, inputs: tuple, params: tuple):
         raise FgraphError(f"op {op!r} has no shape rule") from None
     try:
         shape, dtype = rule(inputs, **dict(params))
-        return tuple(int(d) for d in shape), np.dtype(dtype)
+        shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
     except FgraphError as e:
         raise _located(type(e), op, inputs, str(e)) from None
     except (ValueError, IndexError) as e:  # NumPy's own AxisError etc.
         raise _located(ShapeError, op, inputs, str(e)) from None
     except (TypeError, OverflowError) as e:  # NumPy's "no loop matching"; a Python int beyond a dtype
         raise _located(DTypeError, op, inputs, str(e)) from None
+    if math.prod(shape) * dtype.itemsize > _MAX_BYTES:  # NumPy refuses to make it; it could never run
+        raise _located(ShapeError, op, inputs, f"array is too big: shape {shape} of {dtype} is more bytes than "
+                                               "an array can hold")
+    return shape, dtype
+
+
+#: the most bytes one array may take (NumPy's limit: its byte count is an intp)
+_MAX_BYTES = int(np.iinfo(np.intp).max)
 
 
 def _located(cls, op, inputs, detail):

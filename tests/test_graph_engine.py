@@ -188,6 +188,14 @@ def test_literals_that_compare_equal_stay_apart():
     assert len(calls) == 4  # each sign its own trace
 
 
+@pytest.mark.parametrize("make", [lambda: fnp.ones((2**40, 2**40)), lambda: fnp.linspace(0, 1, 2**70),
+                                  lambda: fnp.broadcast_to(fnp.ones(1), (2**60, 4))])
+def test_an_array_no_machine_could_hold_is_refused_where_it_is_made(make):
+    # NumPy refuses these at once ("array is too big"); a lazy node would only fail when run
+    with pytest.raises(fgraph.ShapeError, match=r"(?s)too big.*test_graph_engine.py"):
+        make()
+
+
 def test_make_binds_engine_and_dtype():
     ns = fgraph.make(engine="numpy", dtype="float32")
     assert fgraph.make() is fnp
