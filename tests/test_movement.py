@@ -6,7 +6,7 @@ where NumPy raises, ``check`` requires fgraph to raise an FgraphError.
 """
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fgraph
@@ -382,6 +382,19 @@ def test_pad_constant(data):
     check(lambda xp, x: xp.pad(x, pad_width, "constant", constant_values=np.float32(2.5)), a)
 
 
+@pytest.mark.parametrize("mode", ["edge", "wrap", "reflect", "symmetric"])
+@settings(max_examples=40)
+@given(data=st.data())
+def test_pad_copy_modes(mode, data):
+    """Modes that copy elements, widths beyond the axis included (NumPy then
+    repeats the pattern), axis by axis as NumPy pads."""
+    a = data.draw(array_of(max_dims=3, min_side=1, max_side=4))
+    width = st.integers(0, 9)
+    pad_width = data.draw(width | st.tuples(width, width)
+                          | st.lists(st.tuples(width, width), min_size=a.ndim, max_size=a.ndim))
+    check(lambda xp, x: xp.pad(x, pad_width, mode=mode), a)
+
+
 def test_pad_edge_cases():
     a = np.arange(6, dtype=np.int8).reshape(2, 3)
     check(lambda xp, x: xp.pad(x, 1, constant_values=1000), a)  # NumPy: OverflowError
@@ -390,10 +403,15 @@ def test_pad_edge_cases():
     check(lambda xp, x: xp.pad(x, ((1,), (2,))), a)              # (2, 1): one width per axis
     check(lambda xp, x: xp.pad(x, {1: (1, 2)}), a)
     check(lambda xp, x: xp.pad(x, 2, constant_values=np.nan), np.ones(2))
-    with pytest.raises(fgraph.FgraphError, match="constant"):
-        fnp.pad(fnp.asarray(a), 1, mode="reflect")
+    with pytest.raises(fgraph.FgraphError, match="not supported lazily"):
+        fnp.pad(fnp.asarray(a), 1, mode="linear_ramp")
+    with pytest.raises(fgraph.FgraphError, match="reflect_type='even'"):
+        fnp.pad(fnp.asarray(a), 1, mode="reflect", reflect_type="odd")
     with pytest.raises(fgraph.FgraphError, match="unsupported keyword"):
         fnp.pad(fnp.asarray(a), 1, end_values=3)
+    with pytest.raises(fgraph.FgraphError, match="unsupported keyword"):
+        fnp.pad(fnp.asarray(a), 1, mode="edge", constant_values=3)
+    check(lambda xp, x: xp.pad(x, ((1, 0), (0, 0)), mode="wrap"), np.ones((0, 2)))  # NumPy: empty axis refused
     lazy = fnp.pad(fnp.asarray(a), 1, constant_values=fnp.asarray(np.float64(7.9)))
     np.testing.assert_array_equal(np.asarray(lazy), np.pad(a, 1, constant_values=7))
 
@@ -502,7 +520,7 @@ def test_errors_name_the_op_and_line():
         (fgraph.ShapeError, "rot90", lambda: fnp.rot90(t, axes=(1, 1))),
         (fgraph.ShapeError, "diff", lambda: fnp.diff(t, -1)),
         (fgraph.DTypeError, "pad", lambda: fnp.pad(t, 1.5)),
-        (fgraph.FgraphError, "pad", lambda: fnp.pad(t, 1, mode="edge")),
+        (fgraph.FgraphError, "pad", lambda: fnp.pad(t, 1, mode="linear_ramp")),
         (fgraph.FgraphError, "reshape", lambda: t.reshape(6, order="K")),
     ]
     for cls, op, fn in cases:

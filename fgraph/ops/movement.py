@@ -820,18 +820,30 @@ def _pairs(op: str, x, ndim: int, as_index: bool) -> list:
     return pairs
 
 
+#: modes whose padding copies elements of the array: each padded axis is
+#: one ``take`` of the axis at computed indices (see ``_copy_indices``)
+_COPY_MODES = ("edge", "wrap", "reflect", "symmetric")
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
-    """Lazy ``numpy.pad`` with ``mode='constant'`` (and ``constant_values``).
+    """Lazy ``numpy.pad``: ``mode='constant'`` (and ``constant_values``),
+    ``'edge'``, ``'wrap'``, ``'reflect'`` and ``'symmetric'`` (even
+    reflection, NumPy's default).
 
     Padding runs axis by axis, as in NumPy, so corners take the value of the
-    last axis.  Values are cast to the array's dtype as NumPy's assignment
-    casts them.
+    last axis.  Constant values are cast to the array's dtype as NumPy's
+    assignment casts them; the other modes copy elements, whatever the width
+    (widths beyond the axis repeat the pattern, as NumPy's do).
     """
-    if mode != "constant":
-        raise _fail("pad", f"mode {mode!r} is not supported lazily; only mode='constant'", FgraphError)
-    unsupported = set(kwargs) - {"constant_values"}
+    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}}
+    if mode != "constant" and mode not in _COPY_MODES:
+        raise _fail("pad", f"mode {mode!r} is not supported lazily; modes: {['constant', *_COPY_MODES]}",
+                    FgraphError)
+    unsupported = set(kwargs) - allowed.get(mode, set())
     if unsupported:
-        raise _fail("pad", f"unsupported keyword arguments for mode 'constant': {unsupported}", FgraphError)
+        raise _fail("pad", f"unsupported keyword arguments for mode {mode!r}: {unsupported}", FgraphError)
+    if kwargs.get("reflect_type", "even") != "even":
+        raise _fail("pad", "only reflect_type='even' is supported lazily", FgraphError)
     x = _tensor(array)
     if isinstance(pad_width, dict):
         seq = [(0, 0)] * x.ndim
@@ -839,6 +851,15 @@ def pad(array, pad_width, mode="constant", **kwargs):
             seq[_axis("pad", ax, x.ndim)] = (w, w) if isinstance(w, int) else tuple(w)
         pad_width = seq
     widths = _pairs("pad", pad_width, x.ndim, as_index=True)
+    if mode in _COPY_MODES:
+        from .indexing import take
+
+        for ax, (before, after) in enumerate(widths):
+            if before or after:
+                if not x.shape[ax]:
+                    raise _fail("pad", f"can't extend empty axis {ax} using modes other than 'constant' or 'empty'")
+                x = take(x, _copy_indices(mode, x.shape[ax], int(before), int(after)), axis=ax)
+        return x
     values = kwargs.get("constant_values", 0)
     if isinstance(values, Tensor):
         if values.ndim:
@@ -858,6 +879,23 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if len(pieces) > 1:
             x = _concat(pieces, ax)
     return x
+
+
+def _copy_indices(mode: str, n: int, before: int, after: int) -> np.ndarray:
+    """Which element of an axis of ``n`` each position of its padded form
+    copies: the axis extended periodically (period n for 'wrap', 2n for
+    'symmetric', 2n - 2 for 'reflect', which does not repeat the edge), or
+    clamped ('edge').  Checked against numpy.pad for widths beyond n too."""
+    i = np.arange(-before, n + after)
+    if mode == "edge":
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return i % n
+    if mode == "reflect" and n == 1:
+        return np.zeros_like(i)
+    period = 2 * n if mode == "symmetric" else 2 * n - 2
+    j = i % period
+    return np.where(j >= n, period - 1 - j if mode == "symmetric" else period - j, j)
 
 
 def _fill_value(dtype: np.dtype, value) -> np.ndarray:
