@@ -212,13 +212,21 @@ def _power_shortcut(base, exponent) -> str | None:
     return ufunc if base.dtype.kind in kinds else None
 
 
-def _pow(self, other):
+def _power(self, other):
+    """NumPy's ``self ** other``: the ufunc it runs, and its result."""
     shortcut = _power_shortcut(self, other)
-    return getattr(_namespace(), shortcut)(self) if shortcut else _namespace().power(self, other)
+    if shortcut:
+        return shortcut, getattr(_namespace(), shortcut)(self)
+    return "power", _namespace().power(self, other)
+
+
+def _pow(self, other):
+    return _power(self, other)[1]
 
 
 def _ipow(self, other):
-    return _rebound(self, _pow(self, other), _power_shortcut(self, other) or "power")
+    name, result = _power(self, other)
+    return _rebound(self, result, name)
 
 
 def _method(name: str):

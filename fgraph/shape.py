@@ -164,12 +164,17 @@ def probe(node, value=0):
     return np.full((1,) * len(node.shape), value, node.dtype)
 
 
+def int_fits(value: int, dtype: np.dtype) -> bool:
+    """Whether integer dtype ``dtype`` holds the Python int ``value``."""
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
 def check_weak_int_fits(value: int, dtype: np.dtype, op: str) -> None:
     """NumPy 2 refuses a Python int out of range of the integer dtype it
     joins, and one too large for a double when it joins a float dtype."""
     if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
+        if not int_fits(value, dtype):
             raise DTypeError(f"{op}: Python integer {value} out of bounds for {dtype}")
     elif dtype.kind in "fc":
         try:

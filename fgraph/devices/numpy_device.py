@@ -28,7 +28,7 @@ class NumpyDevice:
         pass
 
     def __repr__(self):
-        return "NumpyDevice()"
+        return f"{type(self).__name__}()"
 
 
 #: the default current device (see ``fgraph.devices.current``)

@@ -411,8 +411,6 @@ def arange(start=None, stop=None, step=None, dtype=None, *, device=None, like=No
         n = _arange_length(start, stop, step, dt.kind == "c")
         if dt.kind == "b" and n > 2:
             raise TypeError("arange() is only supported for booleans when the result has at most length 2")
-        if n * dt.itemsize > np.iinfo(np.intp).max:
-            raise ValueError("Maximum allowed size exceeded")
     params = (("shape", (n,)), ("dtype", dt), ("start", Scalar(start)), ("stop", Scalar(stop)),
               ("step", Scalar(step)))
     return _new("arange", params, st)

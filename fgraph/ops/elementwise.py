@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, apply, lift, stack_of
-from ..shape import broadcast_shapes, check_weak_int_fits, defop, probe, result_type, ufunc_dtypes
+from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
 from ..symbol import error_at, make_node
 from ..types import set_attr
 
@@ -87,10 +87,10 @@ def _beyond_range_comparison(name, nodes, dtype, st):
     array = nodes[1 - k]
     if array.weak or array.dtype.kind not in "iu":  # bool, float...: NumPy converts the int (or refuses it)
         return None
-    value, info = nodes[k].params[0][1].value, np.iinfo(array.dtype)
-    if info.min <= value <= info.max:
+    value = nodes[k].params[0][1].value
+    if int_fits(value, array.dtype):
         return None
-    low = int(info.min)  # any element would do: all lie on the same side of value
+    low = int(np.iinfo(array.dtype).min)  # any element would do: all lie on the same side of value
     result = _COMPARISONS[name](*((low, value) if k == 1 else (value, low)))
     # the constant as a comparison that holds (or fails) for every element,
     # so the result still depends on the array (a graph keeps it as an input)
