@@ -32,6 +32,31 @@ class IndexingError(ShapeError, IndexError):
     """An index out of range or of a kind a static shape cannot hold (also an IndexError)."""
 
 
+_LIKE: dict[type, type] = {}
+
+
+def _reduce_plain(self):  # a class made here is not importable: pickle as FgraphError
+    return FgraphError, self.args
+
+
+def error_like(e: BaseException, message: str) -> FgraphError:
+    """An ``FgraphError`` saying ``message`` that is also an instance of
+    ``e``'s class: a kernel's failure while a graph runs, renamed to the
+    node and the user's line, stays catchable as what NumPy raised
+    (``except FloatingPointError`` under ``np.errstate(divide="raise")``)."""
+    cls = type(e)
+    if cls not in _LIKE:
+        try:
+            _LIKE[cls] = FgraphError if issubclass(cls, FgraphError) or not issubclass(cls, Exception) else \
+                type(cls.__name__, (FgraphError, cls), {"__module__": __name__, "__reduce__": _reduce_plain})
+        except TypeError:  # a class that cannot be mixed in (its instance layout)
+            _LIKE[cls] = FgraphError
+    try:
+        return _LIKE[cls](message)
+    except TypeError:  # a class whose constructor wants more than a message
+        return FgraphError(message)
+
+
 def user_location(skip: int = 2) -> tuple[str, int] | None:
     """The (filename, line) of the innermost frame outside fgraph and NumPy.
 

@@ -1,4 +1,6 @@
 """Graphs, compile and run: structure, feeds, updates, variables, jit, stacks."""
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -89,10 +91,27 @@ def test_failed_call_leaves_state_unchanged():
     with pytest.raises(fgraph.FgraphError, match=r"(?s)power failed at run time.*test_graph_engine.py"):
         exe(p=np.array([1, -1, 2]))  # NumPy refuses negative integer powers
     np.testing.assert_array_equal(exe.variables["v"], [1, 2, 3])
+    with pytest.raises(ValueError, match="power failed at run time"):  # still what NumPy raised
+        exe(p=np.array([1, -1, 2]))
     with pytest.raises(fgraph.FgraphError):
         exe(p=np.zeros(4, "int64"))
     np.testing.assert_array_equal(exe(p=np.array([1, 1, 1])), [1, 2, 3])
     np.testing.assert_array_equal(exe.variables["v"], [2, 3, 4])
+
+
+def test_run_time_errors_stay_numpys_class():
+    x = fnp.placeholder((2,), "float64", name="x")
+    exe = fgraph.compile(fgraph.Graph(fnp.log(x)))
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError) as info:
+        exe(x=np.array([1.0, 0.0]))
+    assert isinstance(info.value, fgraph.FgraphError) and "log failed at run time" in str(info.value)
+    assert type(pickle.loads(pickle.dumps(info.value))) is fgraph.FgraphError  # (made here: not importable)
+
+    class Odd(Exception):  # a constructor that wants more than a message
+        def __init__(self, a, b):
+            super().__init__(a, b)
+    err = fgraph.errors.error_like(Odd(1, 2), "m")
+    assert type(err) is fgraph.FgraphError and str(err) == "m"
 
 
 def test_outputs_never_alias_state_constants_or_feeds():

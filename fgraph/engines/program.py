@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from ..devices import current
-from ..errors import FgraphError, format_location
+from ..errors import FgraphError, error_like, format_location
 from ..symbol import Node, describe, topological
 from ..types import attr_table
 
@@ -97,9 +97,8 @@ class Program:
             raise
         except Exception as e:  # name the node and the user's line, not NumPy's internals
             node = self.order[self.instructions[k][3]]
-            raise FgraphError(f"{node.op} failed at run time: {type(e).__name__}: {e} "
-                              f"(inputs: {describe(node.inputs)})\n  node made at {format_location(node.where)}"
-                              ) from e
+            raise error_like(e, f"{node.op} failed at run time: {type(e).__name__}: {e} (inputs: "
+                                f"{describe(node.inputs)})\n  node made at {format_location(node.where)}") from e
         return values
 
 
