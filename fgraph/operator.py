@@ -524,8 +524,9 @@ def _numpy_implementations() -> dict:
         for name in ns.__all__:
             for mod in (np, np.linalg):
                 f = getattr(mod, name, None)
-                if callable(f) and not isinstance(f, type):
-                    table.setdefault(f, getattr(ns, name))
+                impl = getattr(ns, name)
+                if callable(f) and not isinstance(f, type) and impl is not f:  # (NumPy's own, passed through)
+                    table.setdefault(f, impl)
         linalg = getattr(ns, "linalg", None)
         if linalg is not None:
             for name in getattr(linalg, "__all__", ()):

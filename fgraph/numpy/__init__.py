@@ -58,6 +58,31 @@ for _name in getattr(_api, "__all__", ()):
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
 __all__ += ["pi", "e", "inf", "nan", "newaxis", "euler_gamma"]
 
+#: NumPy's own names that compute on no array, taken as they are: the
+#: dtype machinery and scalar types (``np.float16``, ``np.floating`` in
+#: ``issubdtype``), floating-point error and print state (``errstate``
+#: applies where a graph is evaluated, as NumPy's applies where it
+#: computes), index helpers of shapes alone, and the submodules that make
+#: data rather than compute on it (``random`` draws NumPy arrays, which
+#: join graphs as constants; ``testing`` compares any array-likes).
+_PASSED_THROUGH = (
+    "dtype", "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
+    "complexfloating", "character", "flexible", "bool_", "str_", "bytes_", "object_", "void", "datetime64",
+    "timedelta64", "float16", "half", "single", "double", "longdouble", "csingle", "cdouble", "clongdouble",
+    "byte", "ubyte", "short", "ushort", "intc", "uintc", "int_", "uint", "long", "ulong", "longlong",
+    "ulonglong", "intp", "uintp",
+    "errstate", "geterr", "seterr", "geterrcall", "seterrcall", "getbufsize", "setbufsize",
+    "get_printoptions", "set_printoptions", "printoptions", "format_float_positional",
+    "format_float_scientific", "base_repr", "binary_repr",
+    "isscalar", "iterable", "issubdtype", "promote_types", "mintypecode", "typename",
+    "tril_indices", "triu_indices", "diag_indices", "ndindex", "s_", "index_exp",
+    "get_include", "show_config", "show_runtime", "random", "testing", "exceptions",
+)
+for _name in _PASSED_THROUGH:
+    if _name not in globals() and hasattr(_np, _name):  # (an own version wins)
+        globals()[_name] = getattr(_np, _name)
+        __all__.append(_name)
+
 del _family, _mod, _name, _api
 
 from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
