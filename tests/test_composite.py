@@ -104,3 +104,17 @@ def test_refusals_name_the_function():
         fnp.nan_to_num(fnp.ones(3, dtype="complex64"))
     with pytest.raises(fgraph.DTypeError, match="isposinf.*ambiguous"):
         fnp.isposinf(fnp.ones(3, dtype="complex128"))
+
+
+@settings(max_examples=40)
+@given(st.lists(st.sampled_from(REAL + COMPLEX), min_size=1, max_size=3))
+def test_common_type(dtypes):
+    arrays = [np.zeros(2, d) for d in dtypes]
+    try:
+        want = np.common_type(*arrays)
+    except TypeError:
+        with pytest.raises(fgraph.errors.DTypeError):
+            fnp.common_type(*map(fnp.asarray, arrays))
+        return
+    assert fnp.common_type(*map(fnp.asarray, arrays)) is want
+    assert np.common_type(*map(fnp.asarray, arrays)) is want  # NumPy's function dispatches here

@@ -20,7 +20,7 @@ from ..operator import Tensor
 from ..symbol import error_at
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf", "isreal", "iscomplex",
-           "isrealobj", "iscomplexobj", "nan_to_num", "angle", "sinc", "ndim", "shape", "size"]
+           "isrealobj", "iscomplexobj", "common_type", "nan_to_num", "angle", "sinc", "ndim", "shape", "size"]
 
 
 def _np():
@@ -160,6 +160,19 @@ def iscomplexobj(x) -> bool:
 def isrealobj(x) -> bool:
     """``numpy.isrealobj``: the dtype is not complex (a Python bool, known now)."""
     return not iscomplexobj(x)
+
+
+def common_type(*arrays):
+    """``numpy.common_type``: the scalar type NumPy picks for the arrays'
+    dtypes (known now: dtypes are static)."""
+    dummies = []
+    for a in arrays:
+        dt = a.dtype if isinstance(a, Tensor) else np.asarray(a).dtype
+        dummies.append(np.empty(0, dt))
+    try:
+        return np.common_type(*dummies)
+    except TypeError as e:
+        raise error_at(DTypeError, "common_type", str(e)) from None
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

@@ -1,0 +1,269 @@
+"""Array assembly and rearrangement composed of other ops: ``diag``,
+``diagflat``, ``append``, ``delete``, ``insert``, ``block``, ``rollaxis``,
+``resize``, ``fromfunction``, ``asfortranarray``, and the index helpers that
+read only an array's shape (``tril_indices_from`` and friends).
+
+Each follows NumPy's definition, so shapes, dtypes and values are NumPy's.
+What decides a result's shape (the indices ``delete`` and ``insert`` take,
+``resize``'s shape, ``block``'s nesting) must be known now: a lazy array
+there is refused by name.  Index helpers return NumPy arrays, as NumPy
+does: they depend on shapes alone.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ..errors import FgraphError, IndexingError, ShapeError
+from ..operator import Tensor
+from ..symbol import error_at
+
+__all__ = ["diag", "diagflat", "append", "delete", "insert", "block", "rollaxis", "resize", "fromfunction",
+           "asfortranarray", "tril_indices_from", "triu_indices_from", "diag_indices_from"]
+
+
+def _np():
+    from .. import numpy as fnp  # the namespace (built from the op families, this one included)
+
+    return fnp
+
+
+def _lazy(x):
+    return x if isinstance(x, Tensor) else _np().asarray(x)
+
+
+def _static(name: str, what: str, value):
+    """``value`` itself, refusing a lazy array: it decides the result's shape."""
+    if isinstance(value, Tensor):
+        raise error_at(FgraphError, name, f"{what} decides the result's shape, so it must be known now, not a "
+                                          f"lazy array (evaluate it first with numpy.asarray)")
+    return value
+
+
+def _axis(name: str, axis, ndim: int) -> int:
+    axis = operator.index(_static(name, "axis", axis))
+    if not -ndim <= axis < ndim:
+        raise error_at(ShapeError, name, f"axis {axis} is out of bounds for an array of dimension {ndim}")
+    return axis % ndim
+
+
+def diag(v, k=0):
+    """Lazy ``numpy.diag``: a 2-D array's k-th diagonal, or a 1-D array on
+    the k-th diagonal of a square zero matrix."""
+    fnp, v, k = _np(), _lazy(v), operator.index(_static("diag", "k", k))
+    if v.ndim == 2:
+        return fnp.diagonal(v, k)
+    if v.ndim != 1:
+        raise error_at(ShapeError, "diag", f"input must be 1- or 2-d, not {v.ndim}-d {tuple(v.shape)}")
+    n = v.shape[0] + abs(k)
+    zero = fnp.zeros((), dtype=v.dtype)
+    if v.shape[0] == 0:
+        return fnp.zeros((n, n), dtype=v.dtype)
+    # row i holds v[i] at column i + k (k >= 0); column j holds v[j] at row j - k (k < 0)
+    along = fnp.take(v, np.minimum(np.arange(n), v.shape[0] - 1))
+    values = along[:, None] if k >= 0 else along[None, :]
+    return fnp.where(fnp.eye(n, n, k, dtype=bool), values, zero)
+
+
+def diagflat(v, k=0):
+    """Lazy ``numpy.diagflat``: the flattened input on the k-th diagonal."""
+    return diag(_np().ravel(_lazy(v)), k)
+
+
+def append(arr, values, axis=None):
+    """Lazy ``numpy.append``: flattened and joined (``axis=None``), or joined along ``axis``."""
+    fnp, arr = _np(), _lazy(arr)
+    if axis is None:
+        if arr.ndim != 1:
+            arr = fnp.ravel(arr)
+        values, axis = fnp.ravel(_lazy(values)), arr.ndim - 1
+    return fnp.concatenate((arr, values), axis=_static("append", "axis", axis))
+
+
+def _along(name: str, arr, axis):
+    """(array, axis) as NumPy's delete/insert see them: flattened when ``axis`` is None."""
+    if axis is None:
+        arr = _np().ravel(arr) if arr.ndim != 1 else arr
+        return arr, 0
+    if arr.ndim == 0:
+        raise error_at(ShapeError, name, f"axis {axis} is out of bounds for a 0-d array")
+    return arr, _axis(name, axis, arr.ndim)
+
+
+def _positions(name: str, fn, n: int, *args):
+    """NumPy's own ``fn`` (np.delete or np.insert) run on the positions
+    ``0..n-1`` of the axis: which source position lands where."""
+    try:
+        return fn(np.arange(n), *args)
+    except IndexError as e:
+        raise error_at(IndexingError, name, str(e)) from None
+    except (ValueError, TypeError, AttributeError) as e:  # (NumPy's own AttributeError: a list of bools)
+        raise error_at(FgraphError, name, str(e)) from None
+
+
+def delete(arr, obj, axis=None):
+    """Lazy ``numpy.delete``: ``obj`` (an index, slice, or sequence of
+    indices or booleans) must be known now."""
+    arr, axis = _along("delete", _lazy(arr), axis)
+    obj = _static("delete", "obj", obj)
+    keep = _positions("delete", np.delete, arr.shape[axis], obj)
+    return _np().take(arr, keep, axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """Lazy ``numpy.insert``: ``obj`` must be known now; ``values`` may be
+    lazy and are cast to ``arr``'s dtype, as NumPy casts them."""
+    fnp = _np()
+    arr, axis = _along("insert", _lazy(arr), axis)
+    obj = _static("insert", "obj", obj)
+    n = arr.shape[axis]
+    _positions("insert", np.insert, n, obj, 0)  # NumPy's checks of obj, first
+    where = np.arange(*obj.indices(n)) if isinstance(obj, slice) else np.asarray(obj)
+    if where.dtype == bool:
+        where = np.flatnonzero(where)
+    values = _lazy(values)
+    values = values if values.dtype == arr.dtype else fnp.astype(values, arr.dtype)
+    values = fnp.reshape(values, (1,) * (arr.ndim - values.ndim) + tuple(values.shape))
+    if where.size == 1:  # NumPy: one position takes all of values' slices along the axis
+        if where.ndim == 0:  # (a scalar position takes them from values' first axis)
+            values = fnp.moveaxis(values, 0, axis)
+        count = values.shape[axis]
+    else:
+        count = where.size
+    shape = list(arr.shape)
+    shape[axis] = count
+    while values.ndim > arr.ndim and values.shape[0] == 1:  # as NumPy's assignment drops them
+        values = values[0]
+    try:
+        values = fnp.broadcast_to(values, tuple(shape))
+    except FgraphError:
+        raise error_at(ShapeError, "insert", f"values of shape {tuple(values.shape)} do not fit the "
+                                             f"{tuple(shape)} slots obj {obj!r} opens") from None
+    positions = _positions("insert", np.insert, n, obj, np.arange(n, n + count))
+    return fnp.take(fnp.concatenate((arr, values), axis=axis), positions, axis=axis)
+
+
+def _block_depth(arrays) -> int:
+    """The nesting depth of ``block``'s lists, checked as NumPy checks it."""
+    depths, stack = [], [(arrays, 0, "arrays")]
+    while stack:
+        x, depth, where = stack.pop()
+        if isinstance(x, tuple):
+            raise error_at(FgraphError, "block", f"{where} is a tuple; only lists can be used to arrange "
+                                                 "blocks")
+        if isinstance(x, list):
+            if not x:
+                raise error_at(FgraphError, "block", f"{where} is an empty list: lists must hold arrays")
+            stack.extend((e, depth + 1, f"{where}[{i}]") for i, e in enumerate(x))
+        else:
+            depths.append(depth)
+    if len(set(depths)) > 1:
+        raise error_at(FgraphError, "block", f"list depths are mismatched: {min(depths)} and {max(depths)}")
+    return depths[0]
+
+
+def block(arrays):
+    """Lazy ``numpy.block``: nested lists joined along the last axes, the
+    innermost along -1."""
+    fnp, depth = _np(), _block_depth(arrays)
+    ndim = 0
+    leaves = [arrays]
+    while leaves:  # the deepest array's ndim (no recursion over a user's nesting)
+        x = leaves.pop()
+        if isinstance(x, list):
+            leaves.extend(x)
+        else:
+            ndim = max(ndim, _lazy(x).ndim)
+    ndim = max(ndim, depth)
+
+    def leaf(x):
+        x = _lazy(x)
+        return fnp.reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape))
+
+    def join(x, level):
+        if level == depth:
+            return leaf(x)
+        return fnp.concatenate([join(e, level + 1) for e in x], axis=level - depth)
+
+    return join(arrays, 0)
+
+
+def rollaxis(a, axis, start=0):
+    """Lazy ``numpy.rollaxis``: ``axis`` moved to before ``start``."""
+    a = _lazy(a)
+    n = a.ndim
+    axis = _axis("rollaxis", axis, n)
+    start = operator.index(_static("rollaxis", "start", start))
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise error_at(ShapeError, "rollaxis", f"start {start} must be in [{-n}, {n}] for a {n}-d array")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return _np().transpose(a, axes)
+
+
+def resize(a, new_shape):
+    """Lazy ``numpy.resize``: the flattened values repeated (or cut) to ``new_shape``."""
+    fnp, a = _np(), _lazy(a)
+    new_shape = _static("resize", "new_shape", new_shape)
+    new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(map(operator.index, new_shape))
+    if any(d < 0 for d in new_shape):
+        raise error_at(ShapeError, "resize", f"all elements of new_shape {new_shape} must be non-negative")
+    size = math.prod(new_shape)
+    if size == 0 or a.size == 0:
+        return fnp.zeros(new_shape, dtype=a.dtype)
+    return fnp.reshape(fnp.take(fnp.ravel(a), np.arange(size) % a.size), new_shape)
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """Lazy ``numpy.fromfunction``: ``function`` called once on lazy index arrays."""
+    if like is not None:
+        raise error_at(FgraphError, "fromfunction", "like= is not supported: fgraph arrays are the result")
+    return function(*_np().indices(_static("fromfunction", "shape", shape), dtype=dtype), **kwargs)
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """``numpy.asfortranarray``: the values (at least 1-d); memory layout is
+    the engine's to choose, so no copy is made for it."""
+    fnp = _np()
+    a = _lazy(a) if dtype is None else fnp.asarray(a, dtype=dtype)
+    return fnp.reshape(a, (1,)) if a.ndim == 0 else a
+
+
+def _shape_of(arr) -> tuple:
+    return tuple(arr.shape) if hasattr(arr, "shape") else np.shape(arr)
+
+
+def tril_indices_from(arr, k=0):
+    """``numpy.tril_indices_from``: NumPy index arrays, from ``arr``'s shape alone."""
+    shape = _shape_of(arr)
+    if len(shape) != 2:
+        raise error_at(ShapeError, "tril_indices_from", f"input array must be 2-d, not {shape}")
+    return np.tril_indices(shape[-2], k=k, m=shape[-1])
+
+
+def triu_indices_from(arr, k=0):
+    """``numpy.triu_indices_from``: NumPy index arrays, from ``arr``'s shape alone."""
+    shape = _shape_of(arr)
+    if len(shape) != 2:
+        raise error_at(ShapeError, "triu_indices_from", f"input array must be 2-d, not {shape}")
+    return np.triu_indices(shape[-2], k=k, m=shape[-1])
+
+
+def diag_indices_from(arr):
+    """``numpy.diag_indices_from``: NumPy index arrays, from ``arr``'s shape alone."""
+    shape = _shape_of(arr)
+    if len(shape) < 2:
+        raise error_at(ShapeError, "diag_indices_from", f"input array must be at least 2-d, not {shape}")
+    if len(set(shape)) != 1:
+        raise error_at(ShapeError, "diag_indices_from", f"all dimensions of input must be of equal length, "
+                                                        f"not {shape}")
+    return np.diag_indices(shape[0], len(shape))
