@@ -38,7 +38,12 @@ def fuse_elementwise(graph: Graph) -> Graph:
     A group grows from a root towards its inputs; a node joins when it is
     fusable, has the root's shape (smaller subexpressions stay outside and
     are computed once) and every one of its users is already in the group
-    (and it is not an output), so nothing is computed twice.
+    (and it is not an output), so nothing is computed twice.  (Recomputing
+    a cheap shared value, such as ``scores * c`` read by both ``max`` and
+    ``exp(s - m)``, in each user was measured: 2% faster on the transformer
+    block, but slower on the training step and the element-wise pipeline,
+    whose arena doubled, and a row reduction over a fused block is slower
+    than NumPy's over a stored array; so values are computed once.)
     """
     fusable = attr_table("fusable")
     order = graph.nodes()
