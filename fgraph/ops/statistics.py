@@ -1,0 +1,515 @@
+"""NumPy's statistics and binning functions as compositions of other ops (no
+op or kernel of their own): ``cov``, ``corrcoef``, ``digitize``, ``interp``,
+``isin``, ``histogram_bin_edges`` and ``histogram``.
+
+Each follows NumPy's own definition step by step, so dtypes are NumPy's and
+values are NumPy's bit for bit where the same operations run in the same
+order.  Output shapes are static: arguments that decide them (``bins`` as an
+int, ``rowvar``) and the ones NumPy checks before computing (``range``,
+``ddof``, ``period``) must be Python values.  Checks NumPy makes on the data
+(monotonic bins, non-negative weights, a finite autodetected range) are made
+now on concrete arrays; on lazy ones they cannot raise, and each function
+says what it does instead.  Counting and membership sort and binary-search
+(O((n + m) log n) time, O(n + m) memory); nothing builds an n x m matrix.
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from ..errors import FgraphError
+from ..operator import Tensor
+from ..symbol import error_at
+
+__all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "histogram_bin_edges", "histogram"]
+
+_INTP = np.dtype(np.intp)
+
+
+def _np():
+    from .. import numpy as fnp  # the namespace (built from the op families, this one included)
+
+    return fnp
+
+
+def _lazy(x):
+    """``x`` as a lazy array, as NumPy's ``asarray`` (a Python scalar takes its default dtype)."""
+    return x if isinstance(x, Tensor) else _np().asarray(x)
+
+
+def _refuse(fn: str, msg: str):
+    return error_at(FgraphError, fn, msg)  # the location is the first frame outside fgraph
+
+
+def _known(x):
+    """The value of ``x`` if it is known now (not lazy, or a constant), else None."""
+    if not isinstance(x, Tensor):
+        return np.asarray(x)
+    node = x.node
+    if node.op == "constant":
+        return node.params[0][1].array
+    if node.op == "literal":
+        return np.asarray(node.params[0][1].value)
+    return None
+
+
+def _python_value(value, fn: str, arg: str, why: str):
+    """``value``, which must not be lazy (it decides a shape or a check made now)."""
+    if isinstance(value, Tensor) or (isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)):
+        raise _refuse(fn, f"{arg} must be a Python value, not a lazy array ({why}); evaluate it first "
+                          f"with numpy.asarray(t)")
+    return value
+
+
+def _assign(target_dtype, value, fn: str):
+    """NumPy's in-place ``x op= y``: the result cast back to ``x``'s dtype under 'same_kind'."""
+    if not np.can_cast(value.dtype, target_dtype, "same_kind"):
+        raise _refuse(fn, f"Cannot cast ufunc output from dtype('{value.dtype}') to dtype('{target_dtype}') "
+                          "with casting rule 'same_kind'")
+    return value if value.dtype == target_dtype else value.astype(target_dtype)
+
+
+def _complex(re, im, dtype):
+    """The complex array with parts ``re`` and ``im`` (fgraph has no such op):
+    ``re + 1j * im``, with the non-finite imaginary parts, which that product
+    would turn into NaN real parts, taken from constants."""
+    fnp = _np()
+    dtype = np.dtype(dtype)
+    i = im.astype(dtype) * dtype.type(1j)
+    special = fnp.where(fnp.isnan(im), dtype.type(complex(0.0, np.nan)),
+                        fnp.where(im > 0, dtype.type(complex(-0.0, np.inf)), dtype.type(complex(-0.0, -np.inf))))
+    return re.astype(dtype) + fnp.where(fnp.isfinite(im), i, special)
+
+
+# ---------------------------------------------------------------- cov, corrcoef
+
+def _ndmin2(x, dtype):
+    x = x.astype(dtype)
+    return x.reshape((1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+
+
+def _concrete_weights(w, X, fn: str, what: str, integer: bool):
+    """NumPy's checks of ``fweights``/``aweights`` (the data checks only when concrete)."""
+    known = _known(w)
+    if known is not None:
+        known = known.astype(float)
+        if integer and not np.all(known == np.around(known)):
+            raise _refuse(fn, "fweights must be integer")
+    wl = _lazy(w).astype(np.float64)
+    if wl.ndim > 1:
+        raise _refuse(fn, f"cannot handle multidimensional {what}")
+    if wl.ndim == 0:
+        raise _refuse(fn, f"{what} must be 1-D, got a scalar")
+    if wl.shape[0] != X.shape[1]:
+        raise _refuse(fn, f"incompatible numbers of samples and {what}")
+    if known is not None and np.any(known < 0):
+        raise _refuse(fn, f"{what} cannot be negative")
+    return wl
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """Lazy ``numpy.cov``; negative or non-integer lazy weights are not checked, and
+    the "degrees of freedom <= 0" warning is given only when it is known now."""
+    fnp = _np()
+    fn = "cov"
+    rowvar = _python_value(rowvar, fn, "rowvar", "it decides the output shape")
+    bias = _python_value(bias, fn, "bias", "it decides ddof")
+    ddof = _python_value(ddof, fn, "ddof", "it is checked now")
+    if ddof is not None and ddof != int(ddof):
+        raise _refuse(fn, "ddof must be integer")
+    m = _lazy(m)
+    if m.ndim > 2:
+        raise _refuse(fn, "m has more than 2 dimensions")
+    if y is not None:
+        y = _lazy(y)
+        if y.ndim > 2:
+            raise _refuse(fn, "y has more than 2 dimensions")
+    if dtype is None:
+        dtype = np.result_type(m.dtype, np.float64) if y is None else np.result_type(m.dtype, y.dtype, np.float64)
+    dtype = np.dtype(dtype)
+    X = _ndmin2(m, dtype)
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return fnp.zeros((0, 0), np.float64)
+    if y is not None:
+        Y = _ndmin2(y, dtype)
+        if not rowvar and Y.shape[0] != 1:
+            Y = Y.T
+        X = fnp.concatenate((X, Y), axis=0)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+
+    w = None
+    if fweights is not None:
+        w = _concrete_weights(fweights, X, fn, "fweights", integer=True)
+    if aweights is not None:
+        aweights = _concrete_weights(aweights, X, fn, "aweights", integer=False)
+        w = aweights if w is None else w * aweights
+
+    avg, w_sum = fnp.average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        fact = X.shape[1] - ddof
+        if fact <= 0:
+            warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+            fact = 0.0
+        with np.errstate(divide="ignore"):
+            scale = fnp.asarray(np.true_divide(1, fact))
+    else:
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = w_sum - ddof
+        else:
+            # NumPy uses Python's builtin sum here: a left-to-right sum, as cumsum's last element
+            wa = w * aweights
+            total = fnp.cumsum(wa)[-1] if wa.shape[0] else 0
+            fact = w_sum - ddof * total / w_sum
+        fact = fnp.where(fact <= 0, 0.0, fact).astype(fact.dtype)
+        scale = fnp.true_divide(1, fact)
+
+    X = _assign(X.dtype, X - avg[:, None], fn)
+    X_T = X.T if w is None else (X * w).T
+    if X_T.dtype.kind == "c":
+        X_T = fnp.conj(X_T)
+    c = fnp.dot(X, X_T)
+    c = _assign(c.dtype, c * scale, fn)
+    return fnp.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtype=None):
+    """Lazy ``numpy.corrcoef``: ``cov`` scaled by the standard deviations, clipped to [-1, 1]."""
+    fnp = _np()
+    if bias is not np._NoValue or ddof is not np._NoValue:
+        warnings.warn("bias and ddof have no effect and are deprecated", DeprecationWarning, stacklevel=2)
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim != 2:
+        return c / c  # a single variable: NaN for NaN, inf or 0, else 1
+    stddev = fnp.sqrt(fnp.real(fnp.diagonal(c)))
+    c = _assign(c.dtype, c / stddev[:, None], "corrcoef")
+    c = _assign(c.dtype, c / stddev[None, :], "corrcoef")
+    if c.dtype.kind != "c":
+        return fnp.clip(c, -1, 1)
+    re, im = fnp.real(c), fnp.imag(c)
+    out = (fnp.abs(re) > 1) | (fnp.abs(im) > 1)  # rebuild only where a part is clipped
+    return fnp.where(out, _complex(fnp.clip(re, -1, 1), fnp.clip(im, -1, 1), c.dtype), c)
+
+
+# ---------------------------------------------------------------- digitize
+
+def _monotonicity(xp, b):
+    """NumPy's ``_monotonicity`` (1 increasing, -1 decreasing, 0 neither) on
+    float64 ``b``, written for ``xp`` = numpy (concrete bins) or fgraph (lazy)."""
+    n = b.shape[0]
+    if n < 2:
+        return 1
+    differ = b[1:] != b[0]  # skip the leading run equal to b[0]
+    i = 1 + xp.argmax(differ)
+    rising = b[0] < xp.take(b, xp.minimum(i, n - 1))
+    later = xp.arange(n - 1) >= i  # the pairs (k, k + 1) after the first change
+    breaks_up = xp.any((b[:-1] > b[1:]) & later)
+    breaks_down = xp.any((b[:-1] < b[1:]) & later)
+    mono = xp.where(rising, xp.where(breaks_up, 0, 1), xp.where(breaks_down, 0, -1))
+    return xp.where(xp.any(differ), mono, 1)
+
+
+def digitize(x, bins, right=False):
+    """Lazy ``numpy.digitize``; lazy bins that are not monotonic cannot raise: they
+    are searched as if increasing."""
+    fnp = _np()
+    x = _lazy(x)
+    right = _python_value(right, "digitize", "right", "it picks the search side")
+    if x.dtype.kind == "c":
+        raise _refuse("digitize", "x may not be complex")
+    known = _known(bins)
+    b = _lazy(bins)
+    if b.ndim != 1:
+        raise _refuse("digitize", f"bins must be 1-D, got shape {b.shape}")
+    if b.dtype.kind == "c":
+        raise _refuse("digitize", f"bins of dtype {b.dtype} cannot be ordered as float64")
+    side = "left" if right else "right"  # backwards because the arguments are swapped
+    n = b.shape[0]
+    if known is not None:
+        mono = int(_monotonicity(np, known.astype(np.float64)))
+        if mono == 0:
+            raise _refuse("digitize", "bins must be monotonically increasing or decreasing")
+        if mono == -1:
+            return n - fnp.searchsorted(fnp.flip(b), x, side=side)
+        return fnp.searchsorted(b, x, side=side)
+    mono = _monotonicity(fnp, b.astype(np.float64))
+    return fnp.where(mono == -1, n - fnp.searchsorted(fnp.flip(b), x, side=side), fnp.searchsorted(b, x, side=side))
+
+
+# ---------------------------------------------------------------- interp
+
+def _interp_part(x, x0, x1, y0, y1, slope):
+    """One real part between two sample points, as NumPy's ``compiled_interp``."""
+    fnp = _np()
+    r = slope * (x - x0) + y0
+    r2 = slope * (x - x1) + y1  # if we get NaN in one direction, NumPy tries the other
+    r2 = fnp.where(fnp.isnan(r2) & (y0 == y1), y0, r2)
+    r = fnp.where(fnp.isnan(r), r2, r)
+    return fnp.where(x0 == x, y0, r)  # avoids a non-finite interpolation
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Lazy ``numpy.interp`` (real or complex ``fp``); ``xp`` is assumed increasing, as NumPy does."""
+    fnp = _np()
+    fn = "interp"
+    period = _python_value(period, fn, "period", "it is checked now")
+    fp = _lazy(fp)
+    complex_fp = fp.dtype.kind == "c"
+    input_dtype = np.dtype(np.complex128 if complex_fp else np.float64)
+    x, xp = _lazy(x), _lazy(xp)
+    for name, v in (("x", x), ("xp", xp)):
+        if v.dtype.kind == "c":
+            raise _refuse(fn, f"{name} may not be complex (it is cast to float64)")
+    x, xp, fp = x.astype(np.float64), xp.astype(np.float64), fp.astype(input_dtype)
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise _refuse(fn, "Data points must be 1-D sequences")
+    if xp.shape[0] != fp.shape[0]:
+        raise _refuse(fn, "fp and xp are not of the same length")
+    if xp.shape[0] == 0:
+        raise _refuse(fn, "array of sample points is empty")
+    if period is not None:
+        if period == 0:
+            raise _refuse(fn, "period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        x = x % period
+        xp = xp % period
+        order = fnp.argsort(xp)
+        xp, fp = fnp.take(xp, order), fnp.take(fp, order)
+        xp = fnp.concatenate((xp[-1:] - period, xp, xp[0:1] + period))
+        fp = fnp.concatenate((fp[-1:], fp, fp[0:1]))
+    bounds = []
+    for name, v in (("left", left), ("right", right)):
+        if v is not None:
+            if np.ndim(v) != 0:
+                raise _refuse(fn, f"{name} must be a scalar, got shape {np.shape(v)}")
+            if not complex_fp and (v.dtype.kind == "c" if isinstance(v, Tensor) else np.iscomplexobj(v)):
+                raise _refuse(fn, f"{name} must be real for real fp")
+            v = _lazy(v).astype(input_dtype)
+        bounds.append(v)
+    left, right = bounds
+    n = xp.shape[0]
+    lval = fp[0] if left is None else left
+    rval = fp[-1] if right is None else right
+    if n == 1:  # NumPy's special case, without its NaN check on x
+        return fnp.where(x < xp[0], lval, fnp.where(x > xp[0], rval, fp[0]))
+    j = fnp.searchsorted(xp, x, side="right") - 1  # the last xp[j] <= x, as NumPy's binary search
+    j = fnp.where(x > xp[-1], n, j)
+    jc = fnp.clip(j, 0, n - 2)
+    x0, x1 = fnp.take(xp, jc), fnp.take(xp, jc + 1)
+    y0, y1 = fnp.take(fp, jc), fnp.take(fp, jc + 1)
+    if complex_fp:
+        inv_dx = 1.0 / (x1 - x0)
+        parts = [_interp_part(x, x0, x1, part(y0), part(y1), (part(y1) - part(y0)) * inv_dx)
+                 for part in (fnp.real, fnp.imag)]
+        inner = _complex(parts[0], parts[1], input_dtype)
+        nan_value = _complex(x, fnp.zeros(x.shape, np.float64), input_dtype)
+    else:
+        inner = _interp_part(x, x0, x1, y0, y1, (y1 - y0) / (x1 - x0))
+        nan_value = x
+    out = fnp.where(j == -1, lval, fnp.where(j == n, rval, fnp.where(j == n - 1, fp[-1], inner)))
+    return fnp.where(fnp.isnan(x), nan_value, out)
+
+
+# ---------------------------------------------------------------- isin
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Lazy ``numpy.isin`` by sorting ``test_elements`` and binary search; ``assume_unique``
+    is accepted and the result is always the true membership (NumPy's, for unique inputs)."""
+    fnp = _np()
+    fn = "isin"
+    invert = _python_value(invert, fn, "invert", "it is a flag")
+    if kind not in (None, "sort", "table"):
+        raise _refuse(fn, f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    e, t = _lazy(element), fnp.ravel(_lazy(test_elements))
+    if kind == "table" and not all(v.dtype.kind in "uib" for v in (e, t)):
+        raise _refuse(fn, "The 'table' method is only supported for boolean or integer arrays. "
+                          "Please select 'sort' or None for kind.")
+    common = np.result_type(e.dtype, t.dtype)  # the dtype NumPy's concatenation compares in
+    m = t.shape[0]
+    if m == 0:
+        found = fnp.zeros(e.shape, bool)
+    else:
+        ts = fnp.sort(t.astype(common))
+        ev = e.astype(common)
+        i = fnp.searchsorted(ts, ev, side="left")  # the first ts[i] >= ev: equal iff present
+        found = fnp.take(ts, fnp.minimum(i, m - 1)) == ev
+    return ~found if invert else found
+
+
+# ---------------------------------------------------------------- histogram
+
+def _unsigned_subtract(a, b):
+    """NumPy's ``_unsigned_subtract`` on concrete values (``a >= b``)."""
+    dt = np.result_type(a, b)
+    if dt.kind == "i":
+        return np.subtract(np.asarray(a, dtype=dt), np.asarray(b, dtype=dt), casting="unsafe",
+                           dtype=np.dtype(f"u{dt.itemsize}"))
+    return np.subtract(a, b, dtype=dt)
+
+
+def _ravel_and_check_weights(a, weights, fn):
+    a = _lazy(a)
+    if a.dtype == np.bool_:
+        warnings.warn(f"Converting input from {a.dtype} to {np.uint8} for compatibility.", RuntimeWarning,
+                      stacklevel=3)
+        a = a.astype(np.uint8)
+    if weights is not None:
+        weights = _lazy(weights)
+        if weights.shape != a.shape:
+            raise _refuse(fn, "weights should have the same shape as a.")
+        weights = _np().ravel(weights)
+    return _np().ravel(a), weights
+
+
+class _Edges:
+    """The bin edges, with NumPy's uniform-bin parameters when ``bins`` is an int."""
+
+    def __init__(self, edges, first=None, last=None, n=None, denom=None):
+        self.edges, self.first, self.last, self.n, self.denom = edges, first, last, n, denom
+
+
+def _get_bin_edges(a, bins, range, weights, fn) -> _Edges:
+    """NumPy's ``_get_bin_edges``: from the range (known now), or lazily from the data's min and max."""
+    fnp = _np()
+    if isinstance(bins, str):
+        raise _refuse(fn, f"bins={bins!r}: the number of bins would depend on the data, which a lazy "
+                          "array's shape cannot; pass an int or an array of edges")
+    if isinstance(bins, Tensor) and bins.ndim == 0:
+        _python_value(bins, fn, "bins", "as a count it decides the output shape")
+    range = _python_value(range, fn, "range", "it is checked now and sets the bin type")
+    if np.ndim(bins) == 1:
+        edges = _known(bins)
+        if edges is not None:
+            if np.any(edges[:-1] > edges[1:]):
+                raise _refuse(fn, "`bins` must increase monotonically, when an array")
+        return _Edges(_lazy(bins))
+    if np.ndim(bins) != 0:
+        raise _refuse(fn, "`bins` must be 1d, when an array")
+    try:
+        n = operator.index(bins)
+    except TypeError:
+        raise _refuse(fn, "`bins` must be an integer, a string, or an array") from None
+    if n < 1:
+        raise _refuse(fn, "`bins` must be positive, when an integer")
+
+    if range is not None or a.shape[0] == 0:
+        if range is not None:
+            first, last = range
+            if first > last:
+                raise _refuse(fn, "max must be larger than min in range parameter.")
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise _refuse(fn, f"supplied range of [{first}, {last}] is not finite")
+        else:
+            first, last = 0, 1  # an empty array: NumPy's default range
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        bin_type = np.result_type(first, last, np.empty(0, a.dtype))
+        if bin_type.kind in "iub":
+            bin_type = np.result_type(bin_type, float)
+        edges = np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+        if np.any(edges[:-1] >= edges[1:]):
+            raise _refuse(fn, f"Too many bins for data range. Cannot create {n} finite-sized bins.")
+        return _Edges(fnp.asarray(edges), first, last, n, fnp.asarray(np.asarray(_unsigned_subtract(last, first))))
+
+    # range from the data: NumPy raises when it is not finite; lazily the edges become NaN
+    # (and all counts zero).  NumPy's "too many bins" check is not made.
+    lo, hi = fnp.min(a), fnp.max(a)
+    bin_type = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    finite = fnp.isfinite(lo) & fnp.isfinite(hi)
+    same = lo == hi
+    if a.dtype.kind in "iu":
+        # NumPy's edges are integers then, or float64 after the +-0.5; denominator in unsigned integers
+        lo_e = fnp.where(same, lo - 0.5, lo.astype(np.float64))
+        hi_e = fnp.where(same, hi + 0.5, hi.astype(np.float64))
+        ut = np.dtype(f"u{a.dtype.itemsize}")
+        denom = fnp.where(same, hi_e - lo_e, (hi.astype(ut) - lo.astype(ut)).astype(np.float64))
+    else:
+        lo_e = fnp.where(same, lo - 0.5, lo)
+        hi_e = fnp.where(same, hi + 0.5, hi)
+        denom = hi_e - lo_e
+    lo_e = fnp.where(finite, lo_e, np.nan).astype(lo_e.dtype)
+    hi_e = fnp.where(finite, hi_e, np.nan).astype(hi_e.dtype)
+    edges = fnp.linspace(lo_e, hi_e, n + 1, endpoint=True, dtype=bin_type)
+    return _Edges(edges, lo_e, hi_e, n, denom)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """Lazy ``numpy.histogram_bin_edges`` (``bins`` an int or 1-D edges; the string
+    estimators are refused); a non-finite data range gives NaN edges instead of raising."""
+    a, weights = _ravel_and_check_weights(a, weights, "histogram_bin_edges")
+    return _get_bin_edges(a, bins, range, weights, "histogram_bin_edges").edges
+
+
+def _search_sorted_inclusive(a, v):
+    """``searchsorted``, the last edge on the right: the last bin is closed."""
+    fnp = _np()
+    return fnp.concatenate((fnp.searchsorted(a, v[:-1], side="left"), fnp.searchsorted(a, v[-1:], side="right")))
+
+
+def _uniform_counts(a, weights, eb: _Edges, ntype):
+    """NumPy's equal-bins path: bin indices by arithmetic, corrected by one
+    against the edges, then counted by sorting them (NumPy uses bincount)."""
+    fnp = _np()
+    n, edges = eb.n, eb.edges
+    keep = (a >= eb.first) & (a <= eb.last)
+    tmp = a.astype(edges.dtype)
+    f = ((tmp - eb.first) / eb.denom) * n
+    f = fnp.where(keep, f, 0).astype(f.dtype)  # dropped values (NaN, inf too) take a valid index, replaced below
+    idx = f.astype(np.intp)
+    idx = fnp.where(idx == n, idx - 1, idx)
+    idx = idx - (tmp < fnp.take(edges, idx)).astype(np.intp)
+    idx = idx + ((tmp >= fnp.take(edges, idx + 1)) & (idx != n - 1)).astype(np.intp)
+    idx = fnp.where(keep, idx, n)  # a bin past the last: not counted
+    targets = fnp.arange(n + 1, dtype=np.intp)
+    if weights is None:
+        return fnp.diff(fnp.searchsorted(fnp.sort(idx), targets, side="left"))
+    # the per-bin sums as differences of one running sum (NumPy sums each bin
+    # in data order): exact for integer and bool weights, last bits may differ for floats
+    order = fnp.argsort(idx, kind="stable")
+    bounds = fnp.searchsorted(fnp.take(idx, order), targets, side="left")
+    sw = fnp.take(weights, order)
+    acc = np.dtype(np.complex128 if ntype.kind == "c" else np.int64 if ntype.kind in "biu" else np.float64)
+    cw = fnp.concatenate((fnp.zeros(1, acc), fnp.cumsum(sw.astype(acc))))
+    return fnp.diff(fnp.take(cw, bounds)).astype(ntype)
+
+
+def _cumulative_counts(a, weights, edges, ntype, fn):
+    """NumPy's path for array bins: sort, search every edge, difference."""
+    fnp = _np()
+    if edges.shape[0] == 0 or a.shape[0] == 0:  # NumPy's loop over blocks of the data does not run
+        return fnp.diff(fnp.zeros(edges.shape, ntype))
+    if weights is None:
+        return fnp.diff(_search_sorted_inclusive(fnp.sort(a), edges).astype(ntype))
+    order = fnp.argsort(a)
+    sa, sw = fnp.take(a, order), fnp.take(weights, order)
+    cw = fnp.concatenate((fnp.zeros(1, ntype), fnp.cumsum(sw)))
+    cum = fnp.zeros(edges.shape, ntype) + fnp.take(cw, _search_sorted_inclusive(sa, edges))
+    return fnp.diff(_assign(ntype, cum, fn))
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """Lazy ``numpy.histogram``: ``(counts, edges)``; ``bins`` an int or 1-D edges (the string
+    estimators are refused).  With ``range=None`` the edges come from the data's min and max
+    lazily; NaN or infinity in the data (NumPy raises) gives NaN edges and zero counts."""
+    fnp = _np()
+    fn = "histogram"
+    density = _python_value(density, fn, "density", "it is a flag")
+    a, weights = _ravel_and_check_weights(a, weights, fn)
+    eb = _get_bin_edges(a, bins, range, weights, fn)
+    ntype = _INTP if weights is None else weights.dtype
+    if eb.n is not None and ntype.kind in "biufc":
+        counts = _uniform_counts(a, weights, eb, ntype)
+    else:
+        counts = _cumulative_counts(a, weights, eb.edges, ntype, fn)
+    if density:
+        db = fnp.diff(eb.edges).astype(np.float64)
+        return counts / db / fnp.sum(counts), eb.edges
+    return counts, eb.edges
