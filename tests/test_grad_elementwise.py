@@ -76,6 +76,11 @@ def test_literal_and_dtype_handling():
     np.testing.assert_allclose(np.asarray(fgraph.grad(y, x)), [1.0, 2.0])
     with pytest.raises(fgraph.DTypeError, match="only floating"):
         fgraph.grad(y, i)
+    # a real input and output joined through complex values: refused, never a silent zero
+    with pytest.raises(fgraph.FgraphError, match="passes through complex values"):
+        fgraph.grad(fnp.sum(fnp.abs(x * 1j)), x)
+    with pytest.raises(fgraph.FgraphError, match="passes through complex values"):
+        fgraph.grad(fnp.sum(fnp.real(x.astype("complex64")) * x), x)
 
 
 @settings(max_examples=5)

@@ -84,6 +84,10 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
         ins = [Tensor(i, st) for i in n.inputs]
         grads = rule(Tensor(n, st), ins, g, **dict(n.params))
         for i, gi in zip(n.inputs, grads):
+            if id(i) in reaches and i.dtype.kind == "c":  # dropping it would be a silent zero
+                raise error_at(FgraphError, "grad", f"the path to {n.op!r} passes through complex values "
+                                                    f"({i.op} {i.dtype}{list(i.shape)}); gradients are for real "
+                                                    "floating dtypes only")
             if gi is None or id(i) not in reaches or not differentiable(i.dtype):
                 continue
             gi = sum_to(gi, i.shape)
