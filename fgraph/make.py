@@ -25,7 +25,7 @@ def make(engine: str = "numpy", dtype=None, **options) -> types.ModuleType:
         obj = getattr(fnp, name)
         setattr(mod, name, _bind(obj, st) if isinstance(obj, types.FunctionType) else obj)
     mod.__all__ = list(fnp.__all__)
-    for sub in ("linalg",):  # sub-namespaces, bound the same way
+    for sub in ("linalg", "fft"):  # sub-namespaces, bound the same way
         src = getattr(fnp, sub, None)
         if isinstance(src, types.ModuleType):
             bound = types.ModuleType(f"{mod.__name__}.{sub}", src.__doc__)

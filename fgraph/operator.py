@@ -527,11 +527,11 @@ def _numpy_implementations() -> dict:
                 impl = getattr(ns, name)
                 if callable(f) and not isinstance(f, type) and impl is not f:  # (NumPy's own, passed through)
                     table.setdefault(f, impl)
-        linalg = getattr(ns, "linalg", None)
-        if linalg is not None:
-            for name in getattr(linalg, "__all__", ()):
-                f = getattr(np.linalg, name, None)
+        for sub in ("linalg", "fft"):
+            ours = getattr(ns, sub, None)
+            for name in getattr(ours, "__all__", ()):
+                f = getattr(getattr(np, sub), name, None)
                 if callable(f):
-                    table[f] = getattr(linalg, name)
+                    table[f] = getattr(ours, name)
         _IMPLS = table
     return _IMPLS

@@ -518,7 +518,8 @@ _lower(["count_nonzero"], _count_nonzero)
 _lower(["average"], _average)
 _lower(["argmax", "argmin", "nanargmax", "nanargmin"], _arg)
 _lower(["cumsum", "cumprod", "nancumsum", "nancumprod"], _scan)
-_lower(["cumulative_sum", "cumulative_prod", "sort", "argsort", "partition", "argpartition", "lexsort"], along_axis)
+_lower(["cumulative_sum", "cumulative_prod", "sort", "argsort", "partition", "argpartition", "lexsort", "fft"],
+       along_axis)
 
 
 def _sort_complex(ctx, node, x):

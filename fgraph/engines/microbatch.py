@@ -128,7 +128,7 @@ def _reduction(node: Node, c: Ctx) -> tuple:
 
 
 def _along_axis(node: Node, c: Ctx) -> tuple:
-    """cumsum, sort, argsort, partition, repeat, take_along_axis: work along one axis, which must not be 0."""
+    """cumsum, sort, argsort, partition, repeat, take_along_axis, fft: work along one axis, which must not be 0."""
     axis = node.param("axis")
     if axis is None or axis == 0:
         raise Mixes("it works along the batch axis 0" if axis == 0 else "axis=None flattens the batch")
@@ -250,6 +250,7 @@ RULES: dict[str, Callable] = {
     "slice_axis": _slice_axis, "slice": _slice, "advanced_index": _advanced_index, "take": _take,
     "take_along_axis": _along_axis, "concatenate": _concatenate, "repeat": _along_axis,
     "sort": _along_axis, "argsort": _along_axis, "partition": _along_axis, "argpartition": _along_axis,
+    "fft": _along_axis,
 }
 _ELEMENTWISE = attr_table("elementwise")
 _REDUCTION = attr_table("reduction")

@@ -86,6 +86,7 @@ for _name in _PASSED_THROUGH:
 del _family, _mod, _name, _api
 
 from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
+from . import fft  # noqa: E402  (numpy.fft's names: fgraph.numpy.fft)
 
 
 def __getattr__(name):

@@ -34,7 +34,8 @@ cupy           a kernel of its own, written against ``xp()``: fused and
                max_pool2d_select, avg_pool2d, avg_pool2d_backward run the
                NumPy engine's kernels, which are written against ``xp()``
                (cuBLAS products, device scratch); random_uniform (Philox on
-               the host, uploaded); erf (a generated ElementwiseKernel)
+               the host, uploaded); erf (a generated ElementwiseKernel);
+               fft (``cupy.fft``: cuFFT, to rounding)
 unsupported    eig and eigvals where CuPy has no ``linalg.eig``; per node:
                where= on mean/var/std (and nan- forms), max/min where=
                without initial=, weighted quantiles, quantile methods CuPy
@@ -46,7 +47,7 @@ A ``dispatch``/``cupy`` entry may name what the array module must have
 function fails at compile time, naming the op.
 """
 from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
-from . import creation, elementwise, fused, indexing, linalg, movement, nn, reduction, sorting  # noqa: F401
+from . import creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, sorting  # noqa: F401
 from .support import COVERAGE, Support, check_graph, refusal, table
 
 __all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]
