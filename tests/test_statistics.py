@@ -217,3 +217,12 @@ def test_numpy_dispatches_to_the_lazy_versions():
     for got in (np.histogram(x, bins=3)[0], np.isin(x, [1.0]), np.cov(x), np.digitize(x, [1.0, 3.0]),
                 np.interp(x, [0.0, 5.0], [1.0, 2.0]), np.corrcoef(x, x)):
         assert isinstance(got, fgraph.Tensor)
+
+
+def test_cov_no_degrees_of_freedom_with_weights():
+    # fact = 0 (one weighted observation, ddof=1): NumPy's scale is a real
+    # infinity even for complex data, not 1 / (0+0j)
+    m = np.array([[1.0 + 0.0j, 1.0 + 1.0j, 0.0 + 0.0j]], dtype=np.complex64)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        check(lambda xp, x, a: xp.cov(x, rowvar=False, aweights=a), m, np.array([1.108093984787877]))

@@ -168,8 +168,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             wa = w * aweights
             total = fnp.cumsum(wa)[-1] if wa.shape[0] else 0
             fact = w_sum - ddof * total / w_sum
-        fact = fnp.where(fact <= 0, 0.0, fact).astype(fact.dtype)
-        scale = fnp.true_divide(1, fact)
+        # NumPy sets fact = 0.0 (a float, even when fact was complex) where fact <= 0,
+        # so its scale is a real infinity there, not 1 / (0+0j)
+        scale = fnp.where(fact <= 0, np.inf, fnp.true_divide(1, fact))
 
     X = _assign(X.dtype, X - avg[:, None], fn)
     X_T = X.T if w is None else (X * w).T
