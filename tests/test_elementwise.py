@@ -259,3 +259,37 @@ def test_where_kernel_selects_the_exact_bits(dtype, seed, form):
     want = np.where(cond, a, b)
     got = _where(cond, a, b, np.empty(want.shape, want.dtype))
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@settings(max_examples=60)
+@given(st.data(), st.sampled_from(["bool", "int8", "int64", "float16", "float32", "float64"]),
+       st.sampled_from(["bool", "int32", "float32", "float64"]))
+def test_make_complex_copies_the_parts(data, dt_re, dt_im):
+    from fgraph.ops.elementwise import make_complex
+
+    specials = st.sampled_from([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan])
+    with np.errstate(invalid="ignore"):  # NaN and inf cast to an integer: any value will do
+        re = np.array(data.draw(st.lists(specials, min_size=4, max_size=4))).astype(dt_re)
+        im = np.array(data.draw(st.lists(specials, min_size=1, max_size=1))).astype(dt_im)
+    with np.errstate(all="ignore"):
+        want_dtype = (re + 1j * im).dtype  # the arithmetic form's dtype; its values lose signs and infinities
+    for t in (make_complex(fnp.asarray(re), fnp.asarray(im)),
+              fgraph.compile(fgraph.Graph(make_complex(fnp.placeholder((4,), dt_re, name="r"),
+                                                       fnp.placeholder((1,), dt_im, name="i"))))):
+        got = np.asarray(t) if not callable(t) else t(r=re, i=im)
+        assert got.dtype == want_dtype and got.shape == (4,)
+        for part, src in ((got.real, re), (got.imag, np.broadcast_to(im, (4,)))):
+            np.testing.assert_array_equal(part, src.astype(part.dtype))
+            assert np.array_equal(np.signbit(part), np.signbit(src.astype(part.dtype)))
+    d = fgraph.make("dask")
+    np.testing.assert_array_equal(np.asarray(make_complex(d.asarray(re), d.asarray(im))),
+                                  np.asarray(make_complex(fnp.asarray(re), fnp.asarray(im))))
+
+
+@pytest.mark.parametrize("re", [1.5, np.float32(2.0), np.array([True]), np.array([1], "int8"), np.array([1.0], "float16")])
+@pytest.mark.parametrize("im", [0.5, np.array([2.0], "float32"), np.array([3], "int64"), np.array([False])])
+def test_make_complex_dtype_is_the_arithmetic_forms(re, im):
+    from fgraph.ops.elementwise import make_complex
+
+    lazy = lambda v: v if isinstance(v, float) else fnp.asarray(v)  # noqa: E731
+    assert make_complex(lazy(re), lazy(im)).dtype == np.result_type(re + 1j * im)

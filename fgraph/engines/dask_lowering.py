@@ -266,7 +266,7 @@ def elementwise(ctx, node, *args):
     return out
 
 
-_lower(list(UFUNCS) + ["where", "clip", "round", "fix", "real", "imag", "astype", "fma", "adagrad",
+_lower(list(UFUNCS) + ["where", "clip", "round", "fix", "real", "imag", "complex", "astype", "fma", "adagrad",
                        "select", "choose", "unravel_index", "ravel_multi_index"], elementwise)
 
 

@@ -176,16 +176,19 @@ def common_type(*arrays):
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """Lazy ``numpy.nan_to_num`` for real arrays: NaN becomes ``nan``, +inf
-    ``posinf`` and -inf ``neginf`` (by default the dtype's largest and
-    smallest finite values); other dtypes are returned as they are."""
+    """Lazy ``numpy.nan_to_num``: NaN becomes ``nan``, +inf ``posinf`` and
+    -inf ``neginf`` (by default the dtype's largest and smallest finite
+    values), in each part of a complex value; other dtypes are returned as
+    they are."""
     fnp = _np()
     x = _lazy(x)
     if x.dtype.kind not in "fc":
         return x
-    if x.dtype.kind == "c":  # setting the parts of a complex value needs an op fgraph does not have
-        raise error_at(FgraphError, "nan_to_num", f"complex input ({x.dtype}) is not supported lazily; "
-                                                  "evaluate first with numpy.asarray(t)")
+    if x.dtype.kind == "c":  # NumPy fixes the real and imaginary parts in place, each alike
+        from .elementwise import make_complex
+
+        parts = [nan_to_num(p, copy, nan, posinf, neginf) for p in (fnp.real(x), fnp.imag(x))]
+        return make_complex(*parts)
     info = np.finfo(x.dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf

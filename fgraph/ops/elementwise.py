@@ -210,6 +210,39 @@ def imag(val):
     return apply("imag", (val,))
 
 
+def complex_dtype(dtype) -> np.dtype:
+    """The dtype of ``1j * x`` for ``x`` of ``dtype`` (NEP 50: float16/32
+    keep single precision, integers and bools take complex128)."""
+    dtype = np.dtype(dtype)
+    return np.result_type(dtype, np.complex64) if dtype.kind == "f" else np.dtype(np.complex128)
+
+
+def _complex_rule(inputs, dtype):
+    for part in inputs:
+        if part.dtype.kind not in "biuf":
+            raise DTypeError(f"the parts of a complex value are real, not {part.dtype}")
+    return broadcast_shapes(*(p.shape for p in inputs)), dtype
+
+
+defop("complex", _complex_rule, "The complex value with real part re and imaginary part im (param dtype), "
+                                "each copied exactly: signed zeros, infinities and NaNs are kept.",
+      elementwise=True, nin=2)
+
+
+def make_complex(re, im):
+    """``re + 1j * im`` exactly: the parts are copied into place, where the
+    arithmetic form turns an infinite ``im`` into a NaN real part and loses
+    the sign of a zero ``re``.  The dtype is that arithmetic's."""
+    st = stack_of((re, im))
+    r, i = parts = [lift(p, st) for p in (re, im)]
+    # NEP 50, as re + 1j * im: 1j * im is complex_dtype(im), or a Python complex (weak) for a Python im
+    if i.weak:
+        dtype = complex_dtype(r.dtype) if not r.weak else np.dtype(np.complex128)
+    else:
+        dtype = complex_dtype(i.dtype) if r.weak else np.result_type(r.dtype, complex_dtype(i.dtype))
+    return Tensor(make_node("complex", parts, (("dtype", dtype),)), st)
+
+
 def _astype_rule(inputs, dtype, casting="unsafe"):
     (x,) = inputs
     src = x.dtype

@@ -72,15 +72,11 @@ def _assign(target_dtype, value, fn: str):
 
 
 def _complex(re, im, dtype):
-    """The complex array with parts ``re`` and ``im`` (fgraph has no such op):
-    ``re + 1j * im``, with the non-finite imaginary parts, which that product
-    would turn into NaN real parts, taken from constants."""
-    fnp = _np()
-    dtype = np.dtype(dtype)
-    i = im.astype(dtype) * dtype.type(1j)
-    special = fnp.where(fnp.isnan(im), dtype.type(complex(0.0, np.nan)),
-                        fnp.where(im > 0, dtype.type(complex(-0.0, np.inf)), dtype.type(complex(-0.0, -np.inf))))
-    return re.astype(dtype) + fnp.where(fnp.isfinite(im), i, special)
+    """The complex array with parts ``re`` and ``im``, exactly, in ``dtype``."""
+    from .elementwise import make_complex
+
+    c = make_complex(re, im)
+    return c if c.dtype == dtype else c.astype(dtype)
 
 
 # ---------------------------------------------------------------- cov, corrcoef

@@ -18,7 +18,7 @@ dispatch       the NumPy kernel runs on CuPy arrays (NumPy's
                tensorsolve; sort_complex
 cupy           a kernel of its own, written against ``xp()``: fused and
                fused_reduce (generated CUDA, ``codegen``), constant, where,
-               round, astype; zeros, ones, full, arange (NumPy's fill recipe), eye,
+               round, astype, complex; zeros, ones, full, arange (NumPy's fill recipe), eye,
                tri, indices, linspace/logspace/geomspace/linspace_step (NumPy
                on the host, uploaded); every reduction and scan (CuPy has no
                ``initial=``/``where=``; count_nonzero, average,

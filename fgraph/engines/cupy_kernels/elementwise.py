@@ -10,7 +10,7 @@ compiled to CUDA instead (``codegen``).
 import numpy as np
 
 from ...ops.elementwise import UFUNCS
-from ..numpy_kernels.elementwise import _astype_into
+from ..numpy_kernels.elementwise import _astype_into, _complex_into
 from .support import cupy, dispatch, xp
 
 
@@ -44,6 +44,12 @@ def _round_out(a, out, decimals=0):
     return m.around(m.asarray(a), decimals, out=out)
 
 
+def _complex(re, im, dtype):
+    # the parts copied into views of a device array (NumPy's kernel allocates on the host)
+    shape = np.broadcast_shapes(*(getattr(v, "shape", ()) for v in (re, im)))
+    return _complex_into(re, im, xp().empty(shape, dtype))
+
+
 def _constant(*, value):
     # the engines upload constants once (compile / evaluate); this is only a fallback
     return xp().asarray(value.array)
@@ -59,6 +65,7 @@ dispatch("clip", needs=("clip",))
 dispatch("fix", needs=("fix",))
 dispatch("real", needs=("real",))
 dispatch("imag", needs=("imag",))
+cupy("complex", _complex, _complex_into, "copyto into the real and imag views of xp.empty (dispatches)")
 cupy("round", _round, _round_out, "xp.around (np.round's dispatch target differs between CuPy versions)",
      needs=("around",))
 cupy("astype", _astype, _astype_into, "np.asarray(x).astype refuses device arrays: xp.asarray(x).astype; "

@@ -65,6 +65,12 @@ def _astype_into(a, out, dtype=None, casting="unsafe"):
     return out
 
 
+def _complex_into(re, im, out, dtype=None):
+    np.copyto(out.real, re)  # (NumPy's protocols hand CuPy arrays to CuPy)
+    np.copyto(out.imag, im)
+    return out
+
+
 #: out-forms of the element-wise ops that are not ufuncs
 _NON_UFUNC = {
     "where": _where,
@@ -74,6 +80,7 @@ _NON_UFUNC = {
     "astype": _astype_into,
     "real": _copy_into(np.real),  # a view: the copy is the only write
     "imag": _copy_into(np.imag),
+    "complex": _complex_into,
 }
 
 
@@ -100,6 +107,8 @@ for _name, _u in UFUNCS.items():
     set_attr(_name, "numpy_out_kernel", out_form(_name))
 
 for _name, _fn in [("where", _where_new), ("clip", np.clip), ("round", np.round), ("fix", np.fix),
-                   ("real", np.real), ("imag", np.imag), ("astype", _astype)]:
+                   ("real", np.real), ("imag", np.imag), ("astype", _astype),
+                   ("complex", lambda re, im, dtype: _complex_into(re, im, np.empty(np.broadcast_shapes(
+                       np.shape(re), np.shape(im)), dtype)))]:
     set_attr(_name, "numpy_kernel", _fn)
     set_attr(_name, "numpy_out_kernel", _NON_UFUNC[_name])
