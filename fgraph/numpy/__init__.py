@@ -62,9 +62,10 @@ __all__ += ["pi", "e", "inf", "nan", "newaxis", "euler_gamma"]
 #: dtype machinery and scalar types (``np.float16``, ``np.floating`` in
 #: ``issubdtype``), floating-point error and print state (``errstate``
 #: applies where a graph is evaluated, as NumPy's applies where it
-#: computes), index helpers of shapes alone, and the submodules that make
-#: data rather than compute on it (``random`` draws NumPy arrays, which
-#: join graphs as constants; ``testing`` compares any array-likes).
+#: computes), index helpers of shapes alone, and what makes data rather
+#: than computes on it (``random`` draws and ``load``/``loadtxt``/
+#: ``frombuffer``... read NumPy arrays, which join graphs as constants;
+#: ``testing`` compares any array-likes; ``ndenumerate`` iterates values).
 _PASSED_THROUGH = (
     "dtype", "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
     "complexfloating", "character", "flexible", "bool_", "str_", "bytes_", "object_", "void", "datetime64",
@@ -75,7 +76,11 @@ _PASSED_THROUGH = (
     "get_printoptions", "set_printoptions", "printoptions", "format_float_positional",
     "format_float_scientific", "base_repr", "binary_repr",
     "isscalar", "iterable", "issubdtype", "promote_types", "mintypecode", "typename",
-    "tril_indices", "triu_indices", "diag_indices", "ndindex", "s_", "index_exp",
+    "True_", "False_", "float128", "complex256", "typecodes", "sctypeDict", "ScalarType", "little_endian",
+    "dtypes", "typing",
+    "tril_indices", "triu_indices", "diag_indices", "mask_indices", "ndindex", "ndenumerate", "s_",
+    "index_exp", "mgrid", "ogrid",
+    "load", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "fromstring", "fromiter", "fromregex",
     "get_include", "show_config", "show_runtime", "random", "testing", "exceptions",
 )
 for _name in _PASSED_THROUGH:

@@ -1,7 +1,9 @@
 """Array assembly and rearrangement composed of other ops: ``diag``,
 ``diagflat``, ``append``, ``delete``, ``insert``, ``block``, ``rollaxis``,
-``resize``, ``fromfunction``, ``asfortranarray``, and the index helpers that
-read only an array's shape (``tril_indices_from`` and friends).
+``resize``, ``fromfunction``, ``asfortranarray``, ``ix_``, bit packing, the
+function appliers (``apply_along_axis``, ``apply_over_axes``), and the
+index helpers that read only an array's shape (``tril_indices_from`` and
+friends).
 
 Each follows NumPy's definition, so shapes, dtypes and values are NumPy's.
 What decides a result's shape (the indices ``delete`` and ``insert`` take,
@@ -21,7 +23,8 @@ from ..operator import Tensor
 from ..symbol import error_at
 
 __all__ = ["diag", "diagflat", "append", "delete", "insert", "block", "rollaxis", "resize", "fromfunction",
-           "asfortranarray", "tril_indices_from", "triu_indices_from", "diag_indices_from"]
+           "asfortranarray", "ix_", "packbits", "unpackbits", "apply_along_axis", "apply_over_axes",
+           "tril_indices_from", "triu_indices_from", "diag_indices_from"]
 
 
 def _np():
@@ -236,6 +239,126 @@ def asfortranarray(a, dtype=None, *, like=None):
     fnp = _np()
     a = _lazy(a) if dtype is None else fnp.asarray(a, dtype=dtype)
     return fnp.reshape(a, (1,)) if a.ndim == 0 else a
+
+
+def ix_(*args):
+    """Lazy ``numpy.ix_``: 1-D index arrays shaped to index a cross product
+    (a boolean one must be known now: its positions decide the shape)."""
+    fnp, out = _np(), []
+    for k, new in enumerate(args):
+        if isinstance(new, Tensor) and new.dtype == bool:
+            raise error_at(FgraphError, "ix_", "a lazy boolean array's true positions decide the result's "
+                                               "shape: evaluate it first with numpy.asarray")
+        if not isinstance(new, Tensor):
+            new = np.asarray(new)
+            if new.size == 0:
+                new = new.astype(np.intp)
+            if new.dtype == bool:
+                new = np.nonzero(new)[0] if new.ndim == 1 else new
+        if new.ndim != 1:
+            raise error_at(ShapeError, "ix_", f"cross index must be 1 dimensional, not {new.ndim}-d")
+        out.append(fnp.reshape(_lazy(new), (1,) * k + (new.shape[0],) + (1,) * (len(args) - k - 1)))
+    return tuple(out)
+
+
+def _bits_axis(name: str, a, axis):
+    """(array with the packed axis last, axis to move it back to or None)."""
+    fnp = _np()
+    if axis is None or a.ndim == 0:
+        return fnp.ravel(a), None
+    axis = _axis(name, axis, a.ndim)
+    return fnp.moveaxis(a, axis, -1), axis
+
+
+def _bit_weights(bitorder: str, name: str):
+    if bitorder not in ("big", "little"):
+        raise error_at(FgraphError, name, f"'order' must be either 'little' or 'big', not {bitorder!r}")
+    return np.array([128, 64, 32, 16, 8, 4, 2, 1] if bitorder == "big" else [1, 2, 4, 8, 16, 32, 64, 128],
+                    np.uint8)
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """Lazy ``numpy.packbits``: each 8 truth values along ``axis`` as one
+    uint8 (the last byte padded with zeros)."""
+    fnp, a = _np(), _lazy(a)
+    if a.dtype.kind not in "biu":
+        raise error_at(FgraphError, "packbits", f"expected an input array of integer or boolean data type, "
+                                                f"not {a.dtype}")
+    weights = _bit_weights(bitorder, "packbits")
+    x, axis = _bits_axis("packbits", a, axis)
+    n = x.shape[-1]
+    bits = fnp.astype(x != 0, np.uint8)
+    pad = -n % 8
+    if pad:
+        bits = fnp.concatenate((bits, fnp.zeros(bits.shape[:-1] + (pad,), np.uint8)), axis=-1)
+    grouped = fnp.reshape(bits, bits.shape[:-1] + ((n + pad) // 8, 8))
+    packed = fnp.sum(grouped * weights, axis=-1, dtype=np.uint8)
+    return packed if axis is None else fnp.moveaxis(packed, -1, axis)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Lazy ``numpy.unpackbits``: each uint8 as 8 bits along ``axis``
+    (``count`` bits kept, or zeros added, as NumPy)."""
+    fnp, a = _np(), _lazy(a)
+    if a.dtype != np.uint8:
+        raise error_at(FgraphError, "unpackbits", f"expected an input array of unsigned byte data type, not "
+                                                  f"{a.dtype}")
+    shifts = np.array([7, 6, 5, 4, 3, 2, 1, 0] if bitorder == "big" else [0, 1, 2, 3, 4, 5, 6, 7], np.uint8)
+    _bit_weights(bitorder, "unpackbits")  # (its check of bitorder)
+    x, axis = _bits_axis("unpackbits", a, axis)
+    bits = fnp.reshape((x[..., None] >> shifts) & np.uint8(1), x.shape[:-1] + (8 * x.shape[-1],))
+    n = bits.shape[-1]
+    if count is not None:
+        count = operator.index(_static("unpackbits", "count", count))
+        keep = count if count >= 0 else n + count
+        if keep < 0:
+            raise error_at(ShapeError, "unpackbits", f"-count {-count} is larger than the {n} bits unpacked")
+        if keep <= n:
+            bits = bits[..., :keep]
+        else:
+            bits = fnp.concatenate((bits, fnp.zeros(bits.shape[:-1] + (keep - n,), np.uint8)), axis=-1)
+    return bits if axis is None else fnp.moveaxis(bits, -1, axis)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """Lazy ``numpy.apply_along_axis``: ``func1d`` called on each 1-D slice
+    (lazily: one call per slice, as NumPy's loop), the results stacked in
+    the first result's dtype."""
+    fnp, arr = _np(), _lazy(arr)
+    axis = _axis("apply_along_axis", axis, arr.ndim)
+    moved = fnp.moveaxis(arr, axis, -1)
+    outer = tuple(moved.shape[:-1])
+    if math.prod(outer) == 0:
+        raise error_at(ShapeError, "apply_along_axis", f"cannot apply along axis {axis} of {tuple(arr.shape)}: "
+                                                       "an iteration dimension is 0")
+    results = [_lazy(func1d(moved[ind + (Ellipsis,)], *args, **kwargs)) for ind in np.ndindex(outer)]
+    first = results[0]
+    parts = []
+    for r in results:  # NumPy stores each result into a buffer of the first's dtype and shape
+        r = r if r.dtype == first.dtype else fnp.astype(r, first.dtype)
+        parts.append(r if r.shape == first.shape else fnp.broadcast_to(r, first.shape))
+    buff = fnp.reshape(fnp.stack(parts), outer + tuple(first.shape))
+    dims = list(range(buff.ndim))
+    return fnp.transpose(buff, dims[:axis] + dims[buff.ndim - first.ndim:] + dims[axis:buff.ndim - first.ndim])
+
+
+def apply_over_axes(func, a, axes):
+    """Lazy ``numpy.apply_over_axes``: ``func(a, axis)`` for each axis in
+    turn, its result kept at ``a``'s rank."""
+    fnp = _np()
+    val = _lazy(a)
+    n = val.ndim
+    for axis in ((axes,) if np.ndim(axes) == 0 else axes):
+        axis = operator.index(_static("apply_over_axes", "axes", axis))
+        axis = n + axis if axis < 0 else axis
+        res = _lazy(func(val, axis))
+        if res.ndim != val.ndim:
+            res = fnp.expand_dims(res, axis)
+            if res.ndim != val.ndim:
+                raise error_at(ShapeError, "apply_over_axes", "function is not returning an array of the correct "
+                                                              f"shape: {tuple(res.shape)} for {tuple(val.shape)}")
+        val = res
+    return val
 
 
 def _shape_of(arr) -> tuple:

@@ -1,6 +1,8 @@
 """NumPy functions that are compositions of other ops (no op or kernel of
 their own): closeness and equality tests, infinity and type predicates,
-``nan_to_num``, ``angle``, ``sinc``, and the static ``ndim``/``shape``/``size``.
+``nan_to_num``, ``angle``, ``sinc``, and the answers known from shapes and
+dtypes alone (``ndim``/``shape``/``size``, ``common_type``,
+``min_scalar_type``, ``einsum_path``).
 
 Each follows NumPy's own definition step by step, so values and dtypes are
 NumPy's.  Where NumPy returns a Python ``bool`` computed from the data
@@ -20,7 +22,7 @@ from ..operator import Tensor
 from ..symbol import error_at
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf", "isreal", "iscomplex",
-           "isrealobj", "iscomplexobj", "common_type", "nan_to_num", "angle", "sinc", "ndim", "shape", "size"]
+           "isrealobj", "iscomplexobj", "common_type", "min_scalar_type", "einsum_path", "nan_to_num", "angle", "sinc", "ndim", "shape", "size"]
 
 
 def _np():
@@ -173,6 +175,28 @@ def common_type(*arrays):
         return np.common_type(*dummies)
     except TypeError as e:
         raise error_at(DTypeError, "common_type", str(e)) from None
+
+
+def min_scalar_type(a):
+    """``numpy.min_scalar_type``: an array's own dtype (NumPy's rule for
+    arrays of rank >= 1); a lazy 0-d value's answer would depend on it."""
+    if isinstance(a, Tensor):
+        if a.ndim == 0:
+            raise error_at(FgraphError, "min_scalar_type", "the answer for a 0-d array depends on its value: "
+                                                           "evaluate it first with numpy.asarray")
+        return a.dtype
+    return np.min_scalar_type(a)
+
+
+def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
+    """``numpy.einsum_path``: NumPy's contraction order, from the operands'
+    shapes alone (lazy operands stand as zero-cost shaped placeholders)."""
+    def stand_in(x):
+        return np.broadcast_to(np.zeros((), x.dtype), x.shape) if isinstance(x, Tensor) else x
+    try:
+        return np.einsum_path(subscripts, *map(stand_in, operands), optimize=optimize, einsum_call=einsum_call)
+    except (ValueError, TypeError) as e:
+        raise error_at(FgraphError, "einsum_path", str(e)) from None
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
