@@ -1,6 +1,7 @@
 """Signal and polynomial functions composed of other ops (fgraph/ops/signal.py)
 against NumPy, on random shapes, dtypes and parameters."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -281,3 +282,65 @@ def test_shape_arguments_must_be_python_values(call, argument):
     lambda xp, a: xp.unwrap(a[0]), lambda xp, a: xp.unwrap(a, axis=1)])
 def test_refusals(call):
     check(call, np.arange(4.0))
+
+
+# ---------------------------------------------------------------- polyfit
+
+# the lazy least squares is an SVD, NumPy's LAPACK gelsd another route to the same solution:
+# equal to rounding, on these well-conditioned (column-scaled) problems
+_FIT_TOL = {"rtol": 1e-7, "atol": 1e-9}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["int64", "float32", "float64"]), st.integers(1, 9), st.integers(0, 3),
+       st.sampled_from([None, "float64", "complex128"]), st.booleans(), st.sampled_from([None, 1e-3]),
+       st.sampled_from([False, True, "unscaled"]), st.booleans(), st.data())
+def test_polyfit(xdt, n, deg, ydt, two_d, rcond, cov, weighted, data):
+    x = np.linspace(-3, 4, n).astype(xdt) if xdt != "int64" else np.arange(n) * 2 - 5  # distinct: full rank
+    ydt = ydt or xdt
+    y = data.draw(arrays(ydt, (n, 2) if two_d else (n,), -10, 10))
+    w = data.draw(arrays("float64", (n,), 0.5, 3)) if weighted else None
+    args = (x, y) if w is None else (x, y, w)
+    call = lambda full, cov: (lambda xp, a, b, *ww: xp.polyfit(a, b, deg, rcond=rcond, full=full,
+                                                                 w=ww[0] if ww else None, cov=cov))
+    check(call(True, False), *args, **_FIT_TOL)
+    if n > deg:  # else NumPy warns (rank < order): only concrete inputs can
+        check(call(False, cov), *args, **_FIT_TOL)
+
+
+def test_polyfit_rank_deficient_and_warnings():
+    x, y = np.array([1.0, 1.0, 1.0, 2.0, 2.0]), np.array([0.0, 1.0, 2.0, 3.0, 5.0])
+    # known inputs: NumPy's RankWarning, and its empty residuals for a deficient rank
+    check(lambda xp, a, b: list(xp.polyfit(a, b, 3, full=True)), x, y, paths=("eval",), **_FIT_TOL)
+    with pytest.warns(np.exceptions.RankWarning):
+        fnp.polyfit(fnp.asarray(x), y, 3)
+    with pytest.warns(np.exceptions.RankWarning):
+        fnp.polyfit([0.0, 1.0], [1.0, 2.0], 2)  # fewer points than coefficients
+    # lazy inputs: no warning at build time; the rank is still computed when the graph runs
+    px, py = fnp.placeholder((5,), np.float64, name="x"), fnp.placeholder((5,), np.float64, name="y")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c, resids, rank, s, rcond = fnp.polyfit(px, py, 3, full=True)
+    got = fgraph.compile(fgraph.Graph([c, rank, s], inputs=[px, py]))(x=x, y=y)
+    want = np.polyfit(x, y, 3, full=True)
+    np.testing.assert_allclose(got[0], want[0], **_FIT_TOL)
+    assert got[1] == want[2] == 2 and rcond == want[4]
+    np.testing.assert_allclose(got[2], want[3], **_FIT_TOL)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, x, y: xp.polyfit(x, y, -1), lambda xp, x, y: xp.polyfit(x.reshape(2, 3), y, 1),
+    lambda xp, x, y: xp.polyfit(x[:0], y[:0], 1), lambda xp, x, y: xp.polyfit(x, y[0], 1),
+    lambda xp, x, y: xp.polyfit(x, y.reshape(1, 2, 3), 1), lambda xp, x, y: xp.polyfit(x, y[:4], 1),
+    lambda xp, x, y: xp.polyfit(x, y, 1, w=y.reshape(2, 3)), lambda xp, x, y: xp.polyfit(x, y, 1, w=y[:4]),
+    lambda xp, x, y: xp.polyfit(x, y, 1, w=y + 1j), lambda xp, x, y: xp.polyfit(x, y.astype("float16"), 1),
+    lambda xp, x, y: xp.polyfit(x, y, 5, cov=True), lambda xp, x, y: xp.polyfit(x[:2], y[:2], 3, cov=True)])
+def test_polyfit_refusals(call):
+    check(call, np.arange(6.0), np.arange(6.0) ** 2)  # NumPy raises, so must fgraph (an FgraphError)
+
+
+def test_polyfit_lazy_deg_and_dispatch():
+    with pytest.raises(fgraph.FgraphError, match="polyfit.*deg must be a Python value"):
+        fnp.polyfit(fnp.arange(4.0), fnp.arange(4.0), fnp.asarray(1))
+    assert isinstance(np.polyfit(fnp.arange(4.0), fnp.arange(4.0), 1), fgraph.Tensor)  # NumPy's name dispatches
+    check(lambda xp, x, y: xp.polyfit(x, y, 2.0), np.arange(5.0), np.arange(5.0) ** 2, **_FIT_TOL)  # int(deg)

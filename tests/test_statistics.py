@@ -226,3 +226,105 @@ def test_cov_no_degrees_of_freedom_with_weights():
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         check(lambda xp, x, a: xp.cov(x, rowvar=False, aweights=a), m, np.array([1.108093984787877]))
+
+
+# ---------------------------------------------------------------- histogramdd, histogram2d
+
+@st.composite
+def _dd_bins(draw, d):
+    """bins for d dimensions: an int, or per dimension an int or increasing edges."""
+    if draw(st.booleans()):
+        return draw(st.integers(1, 4))
+    out = []
+    for _ in range(d):
+        if draw(st.booleans()):
+            out.append(draw(st.integers(1, 4)))
+        else:
+            dt = draw(st.sampled_from(["int64", "float64"]))
+            out.append(np.sort(draw(arrays(dt, (draw(st.integers(1, 5)),), -12, 12))))
+    return out
+
+
+def _dd_tolerance(weights):
+    # weighted: NumPy's bincount adds each bin in data order, fgraph takes differences of
+    # one running sum: the same for integer weights, within rounding for float ones
+    return {"rtol": 1e-10, "atol": 1e-12} if weights is not None and weights.dtype.kind == "f" else {}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["int32", "int64", "float32", "float64"]), st.integers(1, 3), st.sampled_from([0, 1, 7, 12]),
+       st.booleans(), st.sampled_from([None, "int64", "float64"]), st.booleans(), st.data())
+def test_histogramdd(dt, d, n, density, wdt, columns, data):
+    sample = data.draw(arrays(dt, (n, d), -10, 10))
+    bins = data.draw(_dd_bins(d))
+    range_ = None
+    if data.draw(st.booleans()):
+        range_ = [data.draw(st.sampled_from([None, (-5, 5), (0.5, 3.25), (2, 2), (-20.0, 20.0)])) for _ in range(d)]
+    if n > 2:
+        for i in range(d):
+            b = bins if isinstance(bins, int) else bins[i]
+            if np.ndim(b) == 1:
+                sample[0, i] = b[-1]  # on the closed last edge
+            elif range_ is not None and range_[i] is not None:
+                sample[0, i] = range_[i][1]
+                sample[1, i] = range_[i][0] - 1  # outside the range: dropped
+    w = None if wdt is None else data.draw(arrays(wdt, (n,), 0, 5))
+
+    def fn(xp, s, *ww):
+        s = [s[:, i] for i in range(d)] if columns else s  # a sequence of D coordinate arrays
+        return list(xp.histogramdd(s, bins=bins, range=range_, density=density, weights=ww[0] if ww else None))
+
+    check(fn, sample, *([] if w is None else [w]), **_dd_tolerance(w))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["int64", "float32", "float64"]), st.sampled_from([0, 1, 9]),
+       st.sampled_from(["int", "pair", "edges", "mixed"]), st.sampled_from([None, [(-5, 5), (0, 2.5)]]),
+       st.booleans(), st.sampled_from([None, "int32", "float64"]), st.data())
+def test_histogram2d(dt, n, bins_kind, range_, density, wdt, data):
+    x, y = data.draw(arrays(dt, (n,), -8, 8)), data.draw(arrays(dt, (n,), -8, 8))
+    edges = np.array([-6.0, -1.0, 0.0, 2.5, 7.0])
+    bins = {"int": 3, "pair": [2, 4], "edges": edges, "mixed": [edges[:3], 2]}[bins_kind]
+    if n:
+        x[0], y[0] = 7, -6  # the last and first edges
+    w = None if wdt is None else data.draw(arrays(wdt, (n,), 0, 5))
+    args = (x, y) if w is None else (x, y, w)
+    check(lambda xp, a, b, *ww: list(xp.histogram2d(a, b, bins=bins, range=range_, density=density,
+                                                    weights=ww[0] if ww else None)), *args, **_dd_tolerance(w))
+
+
+def test_histogramdd_lazy_edges_and_nonfinite_data():
+    s = np.array([[0.0, 1.0], [2.0, 3.0], [2.0, -1.0], [5.0, 3.0]])
+    ex, ey = np.array([0.0, 1.0, 2.0, 5.0]), np.array([-1.0, 3.0])
+    check(lambda xp, a, b, c: list(xp.histogramdd(a, bins=[b, c])), s, ex, ey)  # edges as placeholders
+    check(lambda xp, a: list(xp.histogramdd(a, bins=3)), np.full((4, 2), 7, np.int64))  # max == min: +-0.5
+    check(lambda xp, a: list(xp.histogramdd(a, bins=(2, 3))), np.zeros((0, 2)))  # empty: range (0, 1)
+    check(lambda xp, a: list(xp.histogramdd(a, bins=2)), np.array([1.0, 2.0, 3.0]))  # 1-D: one dimension
+    check(lambda xp, a: list(xp.histogramdd(a, bins=2)), np.array([[1.0, np.nan]]))  # known now: NumPy raises
+    # lazy data with NaN and range=None: NumPy raises, fgraph cannot know now: NaN edges, zero counts
+    p = fnp.placeholder((3, 2), np.float64, name="s")
+    hist, edges = fnp.histogramdd(p, bins=2)
+    exe = fgraph.compile(fgraph.Graph([hist, edges[0], edges[1]], inputs=[p]))
+    h, e0, e1 = exe(s=np.array([[1.0, 0.0], [np.nan, 1.0], [2.0, 3.0]]))
+    assert np.isnan(e0).all() and not h.any() and np.isfinite(e1).all()
+
+
+def test_histogramdd_refusals():
+    s = np.arange(12.0).reshape(6, 2)
+    for kw in (dict(bins=[2, 3, 4]), dict(bins=0), dict(bins=[2, 2.5]), dict(bins=[2, np.ones((2, 2))]),
+               dict(bins=[2, np.array([3.0, 1.0])]), dict(bins=[2, np.zeros(0)]), dict(range=[(0, 1)]),
+               dict(range=[(0, 1), (2, 1)]), dict(range=[(0, 1), (0, np.inf)]), dict(weights=np.ones(5)),
+               dict(weights=np.ones(6, complex)), dict(weights=np.ones((6, 1)))):
+        check(lambda xp, a: list(xp.histogramdd(a, **kw)), s)
+    check(lambda xp, a: list(xp.histogramdd(a)), np.zeros((2, 2, 2)))  # not (N, D)
+    check(lambda xp, a, b: list(xp.histogram2d(a, b)), np.arange(3.0), np.arange(4.0))
+    check(lambda xp, a, b: list(xp.histogram2d(a, b, bins=[3])), np.arange(3.0), np.arange(3.0))
+    check(lambda xp, a, b: list(xp.histogram2d(a, b)), np.float64(1.0), np.float64(1.0))
+    with pytest.raises(fgraph.FgraphError, match="histogramdd.*bins.* must be a Python value"):
+        fnp.histogramdd(fnp.asarray(s), bins=[2, fnp.asarray(3)])
+    with pytest.raises(fgraph.FgraphError, match="histogramdd.*range.* must be a Python value"):
+        fnp.histogramdd(fnp.asarray(s), range=[(0, 1), (fnp.asarray(0.0), 1.0)])
+    with pytest.raises(fgraph.FgraphError, match="histogram2d.*bins must be a Python value"):
+        fnp.histogram2d(fnp.asarray(s[:, 0]), fnp.asarray(s[:, 1]), bins=fnp.asarray(3))
+    assert isinstance(np.histogramdd(fnp.asarray(s), bins=2)[0], fgraph.Tensor)  # NumPy's names dispatch
+    assert isinstance(np.histogram2d(fnp.asarray(s[:, 0]), fnp.asarray(s[:, 1]))[0], fgraph.Tensor)

@@ -1,7 +1,7 @@
 """NumPy's signal and polynomial functions as compositions of other ops (no op
 or kernel of their own): ``convolve``/``correlate``, the ``poly*`` helpers,
-``vander``, ``trapezoid``, ``gradient``, ``ediff1d``, ``unwrap``, the window
-functions and ``i0``.
+``polyfit``, ``vander``, ``trapezoid``, ``gradient``, ``ediff1d``,
+``unwrap``, the window functions and ``i0``.
 
 Each follows NumPy's own definition step by step, so dtypes are NumPy's and
 values are NumPy's bit for bit wherever the same operations run in the same
@@ -16,6 +16,7 @@ trim the leading zeros of a lazy polynomial: the length would depend on them).
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -23,15 +24,21 @@ from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor
 from ..shape import normalize_axis
 from ..symbol import error_at
+from .linalg import inv, svd
+
+try:
+    from numpy.exceptions import RankWarning as _RankWarning
+except ImportError:  # NumPy 1.x
+    _RankWarning = np.RankWarning
 
 try:  # NumPy's module holding i0's Chebyshev coefficient tables
     from numpy.lib import _function_base_impl as _impl
 except ImportError:  # NumPy 1.x
     from numpy.lib import function_base as _impl
 
-__all__ = ["convolve", "correlate", "polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "vander",
-           "trapezoid", "gradient", "ediff1d", "unwrap", "hamming", "hanning", "blackman", "bartlett", "kaiser",
-           "i0"]
+__all__ = ["convolve", "correlate", "polyval", "polyfit", "polyadd", "polysub", "polymul", "polyder", "polyint",
+           "vander", "trapezoid", "gradient", "ediff1d", "unwrap", "hamming", "hanning", "blackman", "bartlett",
+           "kaiser", "i0"]
 
 
 def _np():
@@ -51,6 +58,11 @@ def _static(value, op: str, name: str, why: str = "it decides the result's shape
         raise error_at(FgraphError, op, f"{name} must be a Python value, not a lazy array ({why}); "
                                         f"evaluate it first with numpy.asarray(t)")
     return value
+
+
+def _known_now(x) -> bool:
+    """Whether lazy ``x`` is a constant, its value known now."""
+    return x.node.op in ("constant", "literal")
 
 
 def _axis(axis, ndim: int, op: str) -> int:
@@ -267,6 +279,107 @@ def vander(x, N=None, increasing=False):
         columns.append(fnp.cumprod(repeated, axis=1))  # NumPy's multiply.accumulate, in order
     v = fnp.concatenate(columns, axis=1)
     return v if increasing else v[:, ::-1]
+
+
+def _inplace(target, value, op: str):
+    """NumPy's ``target op= value``: the result cast back to ``target``'s dtype under 'same_kind'."""
+    if not np.can_cast(value.dtype, target.dtype, "same_kind"):
+        raise error_at(DTypeError, op, f"Cannot cast ufunc output from dtype('{value.dtype}') to "
+                                       f"dtype('{target.dtype}') with casting rule 'same_kind'")
+    return value.astype(target.dtype) if value.dtype != target.dtype else value
+
+
+def _lstsq(a, b, rcond):
+    """``numpy.linalg.lstsq(a, b, rcond)`` for 2-D ``b`` from one SVD, as LAPACK's gelsd:
+    singular values ``<= rcond * s[0]`` are dropped (``rcond`` outside (0, 1): machine
+    epsilon); the rank is their count.  The residuals, ``|b - a x|**2`` per column, have
+    NumPy's shape for a full rank (its empty array otherwise is decided by the caller).
+    gelsd reaches the same solution by another route: equal to rounding."""
+    fnp = _np()
+    u, s, vh = svd(a, full_matrices=False)
+    rc = rcond if 0 < rcond < 1 else np.finfo(np.float64).eps / 2  # LAPACK's dlamch('E')
+    keep = s > rc * s[0]
+    inv_s = fnp.where(keep, 1 / fnp.where(keep, s, 1), 0)
+    complex_ = a.dtype.kind == "c"
+    uh, v = (fnp.conj(u).T, fnp.conj(vh).T) if complex_ else (u.T, vh.T)
+    x = v @ (inv_s[:, None] * (uh @ b))
+    r = b - a @ x
+    resids = fnp.sum(fnp.real(r * fnp.conj(r)) if complex_ else r * r, axis=0)
+    return x, resids, fnp.sum(keep).astype(np.int32), s
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Lazy ``numpy.polyfit`` (``deg``, ``rcond``, ``full``, ``cov`` Python values).  The
+    least-squares solve is an SVD (NumPy's gelsd gives the same to rounding).  The rank is
+    known only when the graph runs, so ``RankWarning`` is given, and ``full=True``'s
+    residuals are NumPy's empty array for a deficient rank, only when x, y and w are not
+    lazy; for lazy inputs the residuals are always the per-column sums of squares."""
+    fnp = _np()
+    op = "polyfit"
+    for value, name in ((deg, "deg"), (rcond, "rcond"), (full, "full"), (cov, "cov")):
+        _static(value, op, name, "it decides the result's shape or is checked now")
+    known = all(v is None or not isinstance(v, Tensor) or _known_now(v) for v in (x, y, w))
+    order = int(deg) + 1
+    x = _lazy(x) + 0.0
+    y = _lazy(y) + 0.0
+    if deg < 0:
+        raise error_at(FgraphError, op, "expected deg >= 0")
+    if x.ndim != 1:
+        raise error_at(DTypeError, op, "expected 1D vector for x")
+    if x.shape[0] == 0:
+        raise error_at(DTypeError, op, "expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise error_at(DTypeError, op, "expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise error_at(DTypeError, op, "expected x and y to have same length")
+    if rcond is None:
+        rcond = len(x) * np.finfo(x.dtype).eps
+    lhs = vander(x, order)
+    rhs = y
+    if w is not None:
+        w = _lazy(w) + 0.0
+        if w.ndim != 1:
+            raise error_at(DTypeError, op, "expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise error_at(DTypeError, op, "expected w and y to have the same length")
+        lhs = _inplace(lhs, lhs * w[:, None], op)
+        rhs = _inplace(rhs, rhs * (w[:, None] if rhs.ndim == 2 else w), op)
+    scale = fnp.sqrt((lhs * lhs).sum(axis=0))
+    lhs = _inplace(lhs, lhs / scale, op)
+
+    # numpy.linalg.lstsq: computed in float64 (complex128), float16 refused
+    for a in (lhs, rhs):
+        if a.dtype.kind in "fc" and a.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+            raise error_at(DTypeError, op, f"array type {a.dtype.name} is unsupported in linalg")
+    t = np.dtype(np.complex128 if np.result_type(lhs.dtype, rhs.dtype).kind == "c" else np.float64)
+    b = rhs.astype(t)
+    c, resids, rank, s = _lstsq(lhs.astype(t), b[:, None] if rhs.ndim == 1 else b, rcond)
+    if rhs.ndim == 1:
+        c = c[:, 0]
+    m, n = lhs.shape
+    rank_now = int(np.asarray(rank)) if known else None
+    if m <= n or (rank_now is not None and rank_now != n):
+        resids = fnp.zeros(0, np.float64)
+    c = (c.T / scale).T
+
+    if rank_now is not None and rank_now != order and not full:
+        warnings.warn("Polyfit may be poorly conditioned", _RankWarning, stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    if not cov:
+        return c
+    vbase = inv(fnp.dot(lhs.T, lhs))
+    vbase = _inplace(vbase, vbase / fnp.outer(scale, scale), op)
+    if cov == "unscaled":
+        fac = 1
+    else:
+        if len(x) <= order:
+            raise error_at(FgraphError, op, "the number of data points must exceed order to scale the "
+                                            "covariance matrix")
+        fac = resids / (len(x) - order)
+    if y.ndim == 1:
+        return c, vbase * fac
+    return c, vbase[:, :, None] * fac
 
 
 # ---------------------------------------------------------------- calculus

@@ -1,6 +1,7 @@
 """NumPy's statistics and binning functions as compositions of other ops (no
 op or kernel of their own): ``cov``, ``corrcoef``, ``digitize``, ``interp``,
-``isin``, ``histogram_bin_edges`` and ``histogram``.
+``isin``, ``histogram_bin_edges``, ``histogram``, ``histogramdd`` and
+``histogram2d``.
 
 Each follows NumPy's own definition step by step, so dtypes are NumPy's and
 values are NumPy's bit for bit where the same operations run in the same
@@ -14,6 +15,7 @@ says what it does instead.  Counting and membership sort and binary-search
 """
 from __future__ import annotations
 
+import builtins
 import operator
 import warnings
 
@@ -23,9 +25,11 @@ from ..errors import FgraphError
 from ..operator import Tensor
 from ..symbol import error_at
 
-__all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "histogram_bin_edges", "histogram"]
+__all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "histogram_bin_edges", "histogram",
+           "histogramdd", "histogram2d"]
 
 _INTP = np.dtype(np.intp)
+_range = builtins.range  # ``range`` is an argument name below, as in NumPy
 
 
 def _np():
@@ -510,3 +514,158 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         db = fnp.diff(eb.edges).astype(np.float64)
         return counts / db / fnp.sum(counts), eb.edges
     return counts, eb.edges
+
+
+# ---------------------------------------------------------------- histogramdd, histogram2d
+
+def _sample_2d(sample, fn):
+    """NumPy's ``(N, D)`` sample (an array as it is when 2-D, else ``atleast_2d(sample).T``),
+    lazy, and its value when known now (else None)."""
+    fnp = _np()
+    if isinstance(sample, (list, tuple)) and any(isinstance(v, Tensor) for v in sample):
+        s, known = fnp.stack([_lazy(v) for v in sample]), None  # NumPy's np.array of equal-shaped parts
+    else:
+        known = _known(sample)
+        s = _lazy(sample) if isinstance(sample, Tensor) else _lazy(known)
+    if not (isinstance(sample, (Tensor, np.ndarray)) and s.ndim == 2):
+        s = fnp.atleast_2d(s).T
+        known = None if known is None else np.atleast_2d(known).T
+    if s.ndim != 2:
+        raise _refuse(fn, "the sample must be an (N, D) array or a sequence of D 1-D arrays, got shape "
+                          f"{s.shape[::-1]}")
+    return s, known
+
+
+def _dd_edges(column, known, bins, range, i, fn):
+    """NumPy's edges for one dimension: ``linspace`` over the range (known now) or over the
+    data's min and max (lazy: NaN edges where NumPy finds the range not finite and raises)."""
+    fnp = _np()
+    if np.ndim(bins) == 0:
+        _python_value(bins, fn, f"bins[{i}]", "as a count it decides the output shape")
+        if bins < 1:
+            raise _refuse(fn, f"`bins[{i}]` must be positive, when an integer")
+        try:
+            n = operator.index(bins)
+        except TypeError:
+            raise _refuse(fn, f"`bins[{i}]` must be an integer, when a scalar") from None
+        if range is not None:
+            first, last = _python_value(range, fn, f"range[{i}]", "it is checked now")
+            if first > last:
+                raise _refuse(fn, "max must be larger than min in range parameter.")
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise _refuse(fn, f"supplied range of [{first}, {last}] is not finite")
+        elif column.shape[0] == 0:
+            first, last = 0, 1
+        else:
+            if known is not None and not np.all(np.isfinite([known.min(), known.max()])):
+                raise _refuse(fn, f"autodetected range of [{known.min()}, {known.max()}] is not finite")
+            lo, hi = fnp.min(column), fnp.max(column)
+            if lo.dtype.kind not in "fc":  # NumPy's linspace multiplies by 1.0 first
+                lo, hi = lo.astype(np.float64), hi.astype(np.float64)
+            same, finite = lo == hi, fnp.isfinite(lo) & fnp.isfinite(hi)
+            lo = fnp.where(finite, fnp.where(same, lo - 0.5, lo), np.nan).astype(lo.dtype)
+            hi = fnp.where(finite, fnp.where(same, hi + 0.5, hi), np.nan).astype(hi.dtype)
+            return fnp.linspace(lo, hi, n + 1, dtype=lo.dtype)
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        return fnp.asarray(np.linspace(first, last, n + 1))
+    if np.ndim(bins) == 1:
+        given = _known(bins)
+        if given is not None and np.any(given[:-1] > given[1:]):
+            raise _refuse(fn, f"`bins[{i}]` must be monotonically increasing, when an array")
+        edges = _lazy(bins)
+        if edges.shape[0] == 0:
+            raise _refuse(fn, f"`bins[{i}]` is empty: NumPy indexes its last edge (index -1 is out of bounds)")
+        return edges
+    raise _refuse(fn, f"`bins[{i}]` must be a scalar or 1d array")
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """Lazy ``numpy.histogramdd``: ``(hist, edges)``, ``hist`` float64.  ``bins`` an int, a
+    sequence of ints or of 1-D edges; lazy edges are not checked to increase.  With
+    ``range=None`` a lazy sample's non-finite values (NumPy raises) give NaN edges and
+    zero counts in that dimension."""
+    fnp = _np()
+    fn = "histogramdd"
+    density = _python_value(density, fn, "density", "it is a flag")
+    range = _python_value(range, fn, "range", "it is checked now")
+    sample, known = _sample_2d(sample, fn)
+    N, D = sample.shape
+    if isinstance(bins, Tensor) and bins.ndim == 0:
+        _python_value(bins, fn, "bins", "as a count it decides the output shape")
+    try:
+        if len(bins) != D:
+            raise _refuse(fn, "The dimension of bins must be equal to the dimension of the sample x.")
+    except TypeError:
+        bins = D * [bins]
+    if range is None:
+        range = (None,) * D
+    elif len(range) != D:
+        raise _refuse(fn, "range argument must have one entry per dimension")
+    if D == 0:
+        raise _refuse(fn, "the sample has no dimensions (NumPy: object of too small depth)")
+    edges = [_dd_edges(sample[:, i], None if known is None else known[:, i], bins[i], range[i], i, fn)
+             for i in _range(D)]
+    core = tuple(e.shape[0] - 1 for e in edges)  # the bins without NumPy's two outliers per dimension
+
+    # NumPy's bin numbers (searchsorted, the last edge moved into the last bin), then one
+    # flat index of the core bins; a point outside any dimension's edges goes past the end
+    total = int(np.prod(core))
+    flat = fnp.zeros(N, np.intp)
+    inside = fnp.ones(N, bool)
+    for i in _range(D):
+        column = sample[:, i]
+        k = fnp.searchsorted(edges[i], column, side="right")
+        k = k - (column == edges[i][-1]).astype(np.intp)
+        inside = inside & (k >= 1) & (k <= core[i])
+        flat = flat * core[i] + (k - 1)
+    flat = fnp.where(inside, flat, total)
+    targets = fnp.arange(total + 1, dtype=np.intp)
+    if weights is None:
+        hist = fnp.diff(fnp.searchsorted(fnp.sort(flat), targets, side="left")).astype(np.float64)
+    else:
+        weights = _lazy(weights)
+        if weights.ndim != 1 or weights.shape[0] != N:
+            raise _refuse(fn, f"weights must be 1-D with one weight per sample point ({N}), got shape "
+                              f"{weights.shape} (NumPy's bincount: the weights and list don't have the same length)")
+        if not np.can_cast(weights.dtype, np.float64, "safe"):
+            raise _refuse(fn, f"Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') "
+                              "according to the rule 'safe'")
+        # per-bin sums as differences of one running sum: exact for integer and bool weights
+        # (summed in 64-bit integers); NumPy's bincount adds each bin in data order, so float
+        # weights may differ in the last bits
+        acc = np.dtype(np.uint64 if weights.dtype.kind == "u" else np.int64 if weights.dtype.kind in "bi"
+                       else np.float64)
+        order = fnp.argsort(flat, kind="stable")
+        bounds = fnp.searchsorted(fnp.take(flat, order), targets, side="left")
+        cw = fnp.concatenate((fnp.zeros(1, acc), fnp.cumsum(fnp.take(weights, order).astype(acc))))
+        hist = fnp.diff(fnp.take(cw, bounds)).astype(np.float64)
+    hist = hist.reshape(core)
+    if density:
+        s = hist.sum()
+        for i in _range(D):
+            shape = [1] * D
+            shape[i] = core[i]
+            hist = hist / fnp.diff(edges[i]).reshape(shape)
+        hist = hist / s
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """Lazy ``numpy.histogram2d``: ``(hist, xedges, yedges)``, NumPy's wrapper over ``histogramdd``."""
+    fn = "histogram2d"
+    x, y = _lazy(x), _lazy(y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise _refuse(fn, "len() of unsized object: x and y must be sequences")
+    if x.shape[0] != y.shape[0]:
+        raise _refuse(fn, "x and y must have the same length.")
+    if isinstance(bins, Tensor) and bins.ndim == 0:
+        _python_value(bins, fn, "bins", "as a count it decides the output shape")
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in {1, 2}:
+        bins = [bins, bins]  # one array of edges for both
+    hist, edges = histogramdd([x, y], bins, range, density, weights)  # its errors name histogramdd, as NumPy's
+    return hist, edges[0], edges[1]
