@@ -21,41 +21,17 @@ import numpy as np
 from ..errors import FgraphError, IndexingError, ShapeError
 from ..operator import Tensor
 from ..symbol import error_at
+from .compose import axis_index, lazy, namespace, python_int, python_value
 
 __all__ = ["diag", "diagflat", "append", "delete", "insert", "block", "rollaxis", "resize", "fromfunction",
            "asfortranarray", "ix_", "packbits", "unpackbits", "apply_along_axis", "apply_over_axes",
            "tril_indices_from", "triu_indices_from", "diag_indices_from"]
 
 
-def _np():
-    from .. import numpy as fnp  # the namespace (built from the op families, this one included)
-
-    return fnp
-
-
-def _lazy(x):
-    return x if isinstance(x, Tensor) else _np().asarray(x)
-
-
-def _static(name: str, what: str, value):
-    """``value`` itself, refusing a lazy array: it decides the result's shape."""
-    if isinstance(value, Tensor):
-        raise error_at(FgraphError, name, f"{what} decides the result's shape, so it must be known now, not a "
-                                          f"lazy array (evaluate it first with numpy.asarray)")
-    return value
-
-
-def _axis(name: str, axis, ndim: int) -> int:
-    axis = operator.index(_static(name, "axis", axis))
-    if not -ndim <= axis < ndim:
-        raise error_at(ShapeError, name, f"axis {axis} is out of bounds for an array of dimension {ndim}")
-    return axis % ndim
-
-
 def diag(v, k=0):
     """Lazy ``numpy.diag``: a 2-D array's k-th diagonal, or a 1-D array on
     the k-th diagonal of a square zero matrix."""
-    fnp, v, k = _np(), _lazy(v), operator.index(_static("diag", "k", k))
+    fnp, v, k = namespace(), lazy(v), python_int(k, "diag", "k")
     if v.ndim == 2:
         return fnp.diagonal(v, k)
     if v.ndim != 1:
@@ -72,27 +48,27 @@ def diag(v, k=0):
 
 def diagflat(v, k=0):
     """Lazy ``numpy.diagflat``: the flattened input on the k-th diagonal."""
-    return diag(_np().ravel(_lazy(v)), k)
+    return diag(namespace().ravel(lazy(v)), k)
 
 
 def append(arr, values, axis=None):
     """Lazy ``numpy.append``: flattened and joined (``axis=None``), or joined along ``axis``."""
-    fnp, arr = _np(), _lazy(arr)
+    fnp, arr = namespace(), lazy(arr)
     if axis is None:
         if arr.ndim != 1:
             arr = fnp.ravel(arr)
-        values, axis = fnp.ravel(_lazy(values)), arr.ndim - 1
-    return fnp.concatenate((arr, values), axis=_static("append", "axis", axis))
+        values, axis = fnp.ravel(lazy(values)), arr.ndim - 1
+    return fnp.concatenate((arr, values), axis=python_value(axis, "append", "axis"))
 
 
 def _along(name: str, arr, axis):
     """(array, axis) as NumPy's delete/insert see them: flattened when ``axis`` is None."""
     if axis is None:
-        arr = _np().ravel(arr) if arr.ndim != 1 else arr
+        arr = namespace().ravel(arr) if arr.ndim != 1 else arr
         return arr, 0
     if arr.ndim == 0:
         raise error_at(ShapeError, name, f"axis {axis} is out of bounds for a 0-d array")
-    return arr, _axis(name, axis, arr.ndim)
+    return arr, axis_index(axis, arr.ndim, name)
 
 
 def _positions(name: str, fn, n: int, *args):
@@ -109,24 +85,24 @@ def _positions(name: str, fn, n: int, *args):
 def delete(arr, obj, axis=None):
     """Lazy ``numpy.delete``: ``obj`` (an index, slice, or sequence of
     indices or booleans) must be known now."""
-    arr, axis = _along("delete", _lazy(arr), axis)
-    obj = _static("delete", "obj", obj)
+    arr, axis = _along("delete", lazy(arr), axis)
+    obj = python_value(obj, "delete", "obj")
     keep = _positions("delete", np.delete, arr.shape[axis], obj)
-    return _np().take(arr, keep, axis=axis)
+    return namespace().take(arr, keep, axis=axis)
 
 
 def insert(arr, obj, values, axis=None):
     """Lazy ``numpy.insert``: ``obj`` must be known now; ``values`` may be
     lazy and are cast to ``arr``'s dtype, as NumPy casts them."""
-    fnp = _np()
-    arr, axis = _along("insert", _lazy(arr), axis)
-    obj = _static("insert", "obj", obj)
+    fnp = namespace()
+    arr, axis = _along("insert", lazy(arr), axis)
+    obj = python_value(obj, "insert", "obj")
     n = arr.shape[axis]
     _positions("insert", np.insert, n, obj, 0)  # NumPy's checks of obj, first
     where = np.arange(*obj.indices(n)) if isinstance(obj, slice) else np.asarray(obj)
     if where.dtype == bool:
         where = np.flatnonzero(where)
-    values = _lazy(values)
+    values = lazy(values)
     values = values if values.dtype == arr.dtype else fnp.astype(values, arr.dtype)
     values = fnp.reshape(values, (1,) * (arr.ndim - values.ndim) + tuple(values.shape))
     if where.size == 1:  # NumPy: one position takes all of values' slices along the axis
@@ -170,7 +146,7 @@ def _block_depth(arrays) -> int:
 def block(arrays):
     """Lazy ``numpy.block``: nested lists joined along the last axes, the
     innermost along -1."""
-    fnp, depth = _np(), _block_depth(arrays)
+    fnp, depth = namespace(), _block_depth(arrays)
     ndim = 0
     leaves = [arrays]
     while leaves:  # the deepest array's ndim (no recursion over a user's nesting)
@@ -178,11 +154,11 @@ def block(arrays):
         if isinstance(x, list):
             leaves.extend(x)
         else:
-            ndim = max(ndim, _lazy(x).ndim)
+            ndim = max(ndim, lazy(x).ndim)
     ndim = max(ndim, depth)
 
     def leaf(x):
-        x = _lazy(x)
+        x = lazy(x)
         return fnp.reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape))
 
     def join(x, level):
@@ -195,10 +171,10 @@ def block(arrays):
 
 def rollaxis(a, axis, start=0):
     """Lazy ``numpy.rollaxis``: ``axis`` moved to before ``start``."""
-    a = _lazy(a)
+    a = lazy(a)
     n = a.ndim
-    axis = _axis("rollaxis", axis, n)
-    start = operator.index(_static("rollaxis", "start", start))
+    axis = axis_index(axis, n, "rollaxis")
+    start = python_int(start, "rollaxis", "start")
     if start < 0:
         start += n
     if not 0 <= start < n + 1:
@@ -210,13 +186,13 @@ def rollaxis(a, axis, start=0):
     axes = list(range(n))
     axes.remove(axis)
     axes.insert(start, axis)
-    return _np().transpose(a, axes)
+    return namespace().transpose(a, axes)
 
 
 def resize(a, new_shape):
     """Lazy ``numpy.resize``: the flattened values repeated (or cut) to ``new_shape``."""
-    fnp, a = _np(), _lazy(a)
-    new_shape = _static("resize", "new_shape", new_shape)
+    fnp, a = namespace(), lazy(a)
+    new_shape = python_value(new_shape, "resize", "new_shape")
     new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(map(operator.index, new_shape))
     if any(d < 0 for d in new_shape):
         raise error_at(ShapeError, "resize", f"all elements of new_shape {new_shape} must be non-negative")
@@ -230,21 +206,21 @@ def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
     """Lazy ``numpy.fromfunction``: ``function`` called once on lazy index arrays."""
     if like is not None:
         raise error_at(FgraphError, "fromfunction", "like= is not supported: fgraph arrays are the result")
-    return function(*_np().indices(_static("fromfunction", "shape", shape), dtype=dtype), **kwargs)
+    return function(*namespace().indices(python_value(shape, "fromfunction", "shape"), dtype=dtype), **kwargs)
 
 
 def asfortranarray(a, dtype=None, *, like=None):
     """``numpy.asfortranarray``: the values (at least 1-d); memory layout is
     the engine's to choose, so no copy is made for it."""
-    fnp = _np()
-    a = _lazy(a) if dtype is None else fnp.asarray(a, dtype=dtype)
+    fnp = namespace()
+    a = lazy(a) if dtype is None else fnp.asarray(a, dtype=dtype)
     return fnp.reshape(a, (1,)) if a.ndim == 0 else a
 
 
 def ix_(*args):
     """Lazy ``numpy.ix_``: 1-D index arrays shaped to index a cross product
     (a boolean one must be known now: its positions decide the shape)."""
-    fnp, out = _np(), []
+    fnp, out = namespace(), []
     for k, new in enumerate(args):
         if isinstance(new, Tensor) and new.dtype == bool:
             raise error_at(FgraphError, "ix_", "a lazy boolean array's true positions decide the result's "
@@ -257,16 +233,16 @@ def ix_(*args):
                 new = np.nonzero(new)[0] if new.ndim == 1 else new
         if new.ndim != 1:
             raise error_at(ShapeError, "ix_", f"cross index must be 1 dimensional, not {new.ndim}-d")
-        out.append(fnp.reshape(_lazy(new), (1,) * k + (new.shape[0],) + (1,) * (len(args) - k - 1)))
+        out.append(fnp.reshape(lazy(new), (1,) * k + (new.shape[0],) + (1,) * (len(args) - k - 1)))
     return tuple(out)
 
 
 def _bits_axis(name: str, a, axis):
     """(array with the packed axis last, axis to move it back to or None)."""
-    fnp = _np()
+    fnp = namespace()
     if axis is None or a.ndim == 0:
         return fnp.ravel(a), None
-    axis = _axis(name, axis, a.ndim)
+    axis = axis_index(axis, a.ndim, name)
     return fnp.moveaxis(a, axis, -1), axis
 
 
@@ -280,7 +256,7 @@ def _bit_weights(bitorder: str, name: str):
 def packbits(a, axis=None, bitorder="big"):
     """Lazy ``numpy.packbits``: each 8 truth values along ``axis`` as one
     uint8 (the last byte padded with zeros)."""
-    fnp, a = _np(), _lazy(a)
+    fnp, a = namespace(), lazy(a)
     if a.dtype.kind not in "biu":
         raise error_at(FgraphError, "packbits", f"expected an input array of integer or boolean data type, "
                                                 f"not {a.dtype}")
@@ -299,7 +275,7 @@ def packbits(a, axis=None, bitorder="big"):
 def unpackbits(a, axis=None, count=None, bitorder="big"):
     """Lazy ``numpy.unpackbits``: each uint8 as 8 bits along ``axis``
     (``count`` bits kept, or zeros added, as NumPy)."""
-    fnp, a = _np(), _lazy(a)
+    fnp, a = namespace(), lazy(a)
     if a.dtype != np.uint8:
         raise error_at(FgraphError, "unpackbits", f"expected an input array of unsigned byte data type, not "
                                                   f"{a.dtype}")
@@ -309,7 +285,7 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
     bits = fnp.reshape((x[..., None] >> shifts) & np.uint8(1), x.shape[:-1] + (8 * x.shape[-1],))
     n = bits.shape[-1]
     if count is not None:
-        count = operator.index(_static("unpackbits", "count", count))
+        count = python_int(count, "unpackbits", "count")
         keep = count if count >= 0 else n + count
         if keep < 0:
             raise error_at(ShapeError, "unpackbits", f"-count {-count} is larger than the {n} bits unpacked")
@@ -324,14 +300,14 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """Lazy ``numpy.apply_along_axis``: ``func1d`` called on each 1-D slice
     (lazily: one call per slice, as NumPy's loop), the results stacked in
     the first result's dtype."""
-    fnp, arr = _np(), _lazy(arr)
-    axis = _axis("apply_along_axis", axis, arr.ndim)
+    fnp, arr = namespace(), lazy(arr)
+    axis = axis_index(axis, arr.ndim, "apply_along_axis")
     moved = fnp.moveaxis(arr, axis, -1)
     outer = tuple(moved.shape[:-1])
     if math.prod(outer) == 0:
         raise error_at(ShapeError, "apply_along_axis", f"cannot apply along axis {axis} of {tuple(arr.shape)}: "
                                                        "an iteration dimension is 0")
-    results = [_lazy(func1d(moved[ind + (Ellipsis,)], *args, **kwargs)) for ind in np.ndindex(outer)]
+    results = [lazy(func1d(moved[ind + (Ellipsis,)], *args, **kwargs)) for ind in np.ndindex(outer)]
     first = results[0]
     parts = []
     for r in results:  # NumPy stores each result into a buffer of the first's dtype and shape
@@ -345,13 +321,13 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 def apply_over_axes(func, a, axes):
     """Lazy ``numpy.apply_over_axes``: ``func(a, axis)`` for each axis in
     turn, its result kept at ``a``'s rank."""
-    fnp = _np()
-    val = _lazy(a)
+    fnp = namespace()
+    val = lazy(a)
     n = val.ndim
     for axis in ((axes,) if np.ndim(axes) == 0 else axes):
-        axis = operator.index(_static("apply_over_axes", "axes", axis))
+        axis = python_int(axis, "apply_over_axes", "axes")
         axis = n + axis if axis < 0 else axis
-        res = _lazy(func(val, axis))
+        res = lazy(func(val, axis))
         if res.ndim != val.ndim:
             res = fnp.expand_dims(res, axis)
             if res.ndim != val.ndim:

@@ -20,20 +20,11 @@ import numpy as np
 from ..errors import DTypeError, FgraphError
 from ..operator import Tensor
 from ..symbol import error_at
+from .compose import lazy as _lazy
+from .compose import namespace as _np
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf", "isreal", "iscomplex",
            "isrealobj", "iscomplexobj", "common_type", "min_scalar_type", "einsum_path", "nan_to_num", "angle", "sinc", "ndim", "shape", "size"]
-
-
-def _np():
-    from .. import numpy as fnp  # the namespace (built from the op families, this one included)
-
-    return fnp
-
-
-def _lazy(x):
-    """``x`` as a lazy array, as NumPy's ``asanyarray`` (a Python scalar takes its default dtype)."""
-    return x if isinstance(x, Tensor) else _np().asarray(x)
 
 
 def _is_python_scalar(x) -> bool:

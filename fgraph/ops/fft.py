@@ -13,7 +13,6 @@ are not defined: they are for real floating dtypes only (see README).
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
 from ..shape import defop
 from ..symbol import error_at, make_node
+from .compose import axis_index, namespace, python_int
 
 __all__: list[str] = []  # nothing in the main namespace: fgraph.numpy.fft holds FFT_ALL
 FFT_ALL = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
@@ -55,23 +55,6 @@ def _fft_rule(inputs, kind, n, axis, norm):
 defop("fft", _fft_rule, "numpy.fft's 1-D transforms (params kind, n, axis, norm)")
 
 
-def _static_int(name: str, what: str, value) -> int:
-    if isinstance(value, Tensor):
-        raise error_at(FgraphError, name, f"{what} decides the result's shape, so it must be known now, not a "
-                                          "lazy array")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise error_at(FgraphError, name, f"{what} must be an integer, not {value!r}") from None
-
-
-def _axis(name: str, axis, ndim: int) -> int:
-    axis = _static_int(name, "axis", axis)
-    if not -ndim <= axis < ndim:
-        raise error_at(ShapeError, name, f"axis {axis} is out of bounds for an array of dimension {ndim}")
-    return axis % ndim
-
-
 def _transform(kind: str, a, n, axis, norm, out, name: str | None = None) -> Tensor:
     name = name or kind
     if out is not None:
@@ -82,9 +65,9 @@ def _transform(kind: str, a, n, axis, norm, out, name: str | None = None) -> Ten
     x = lift(a, st)
     if x.ndim == 0:
         raise error_at(ShapeError, name, "a 0-d array has no axis to transform")
-    axis = _axis(name, axis, x.ndim)
+    axis = axis_index(axis, x.ndim, name)
     m = x.shape[axis]
-    n = (2 * (m - 1) if kind in _FROM_HALF else m) if n is None else _static_int(name, "n", n)
+    n = (2 * (m - 1) if kind in _FROM_HALF else m) if n is None else python_int(n, name, "n")
     if n < 1:
         raise error_at(ShapeError, name, f"Invalid number of FFT data points ({n}) specified "
                                          f"(input {x.dtype}{list(x.shape)}, axis {axis})")
@@ -128,7 +111,7 @@ def _nd_args(name: str, a, s, axes, invreal: bool):
     shape = tuple(getattr(a, "shape", np.shape(a)))
     shapeless = s is None
     if s is None:
-        s = list(shape) if axes is None else [shape[_static_int(name, "axes", ax)] for ax in axes]
+        s = list(shape) if axes is None else [shape[python_int(ax, name, "axes")] for ax in axes]
     s = list(s)
     if axes is None:
         if not shapeless:
@@ -211,16 +194,10 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     return irfftn(a, s, axes, norm, out)
 
 
-def _np():
-    from .. import numpy as fnp
-
-    return fnp
-
-
 def fftfreq(n, d=1.0, device=None):
     """Lazy ``numpy.fft.fftfreq``: the sample frequencies of an n-point transform."""
-    n = _static_int("fftfreq", "n", n)
-    fnp, val = _np(), 1.0 / (n * d)
+    n = python_int(n, "fftfreq", "n")
+    fnp, val = namespace(), 1.0 / (n * d)
     positive = (n - 1) // 2 + 1
     ints = fnp.concatenate((fnp.arange(0, positive, dtype=int), fnp.arange(-(n // 2), 0, dtype=int)))
     return ints * val
@@ -228,20 +205,20 @@ def fftfreq(n, d=1.0, device=None):
 
 def rfftfreq(n, d=1.0, device=None):
     """Lazy ``numpy.fft.rfftfreq``: the sample frequencies of ``rfft``'s output."""
-    n = _static_int("rfftfreq", "n", n)
-    return _np().arange(0, n // 2 + 1, dtype=int) * (1.0 / (n * d))
+    n = python_int(n, "rfftfreq", "n")
+    return namespace().arange(0, n // 2 + 1, dtype=int) * (1.0 / (n * d))
 
 
 def _shift(name: str, x, axes, sign: int):
-    fnp = _np()
+    fnp = namespace()
     x = x if isinstance(x, Tensor) else fnp.asarray(x)
     if axes is None:
         axes = tuple(range(x.ndim))
         shift = [sign * (dim // 2) for dim in x.shape]
     elif isinstance(axes, (int, np.integer)):
-        shift = sign * (x.shape[_axis(name, axes, x.ndim)] // 2)
+        shift = sign * (x.shape[axis_index(axes, x.ndim, name)] // 2)
     else:
-        shift = [sign * (x.shape[_axis(name, ax, x.ndim)] // 2) for ax in axes]
+        shift = [sign * (x.shape[axis_index(ax, x.ndim, name)] // 2) for ax in axes]
     return fnp.roll(x, shift, axes)
 
 

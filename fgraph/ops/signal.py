@@ -22,8 +22,8 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor
-from ..shape import normalize_axis
 from ..symbol import error_at
+from .compose import axis_index, lazy, namespace, python_value
 from .linalg import inv, svd
 
 try:
@@ -41,36 +41,9 @@ __all__ = ["convolve", "correlate", "polyval", "polyfit", "polyadd", "polysub", 
            "kaiser", "i0"]
 
 
-def _np():
-    from .. import numpy as fnp  # the namespace (built from the op families, this one included)
-
-    return fnp
-
-
-def _lazy(x):
-    """``x`` as a lazy array, as NumPy's ``asanyarray`` (a Python scalar takes its default dtype)."""
-    return x if isinstance(x, Tensor) else _np().asarray(x)
-
-
-def _static(value, op: str, name: str, why: str = "it decides the result's shape"):
-    """Refuse a lazy array where NumPy's definition needs the value now."""
-    if isinstance(value, Tensor):
-        raise error_at(FgraphError, op, f"{name} must be a Python value, not a lazy array ({why}); "
-                                        f"evaluate it first with numpy.asarray(t)")
-    return value
-
-
 def _known_now(x) -> bool:
     """Whether lazy ``x`` is a constant, its value known now."""
     return x.node.op in ("constant", "literal")
-
-
-def _axis(axis, ndim: int, op: str) -> int:
-    _static(axis, op, "axis")
-    try:
-        return normalize_axis(axis, ndim)
-    except FgraphError as e:
-        raise error_at(type(e), op, str(e)) from None
 
 
 def _cut(x, axis: int, start, stop):
@@ -87,7 +60,7 @@ _MODES = {"valid": 0, "same": 1, "full": 2}
 
 def _mode(mode, op: str) -> int:
     """NumPy's mode converter: one of the three names, or the integers 0, 1, 2."""
-    _static(mode, op, "mode")
+    python_value(mode, op, "mode")
     if isinstance(mode, str):
         if mode not in _MODES:
             raise error_at(FgraphError, op, f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
@@ -106,7 +79,7 @@ def _mode(mode, op: str) -> int:
 def _slide(a, v, mode: int, op: str, conjugate: bool):
     """NumPy's ``_pyarray_correlate``: ``out[k] = sum_j a[k - n_left + j] * v[j]``, the
     longer array sliding under the shorter (the output reversed when they swap)."""
-    fnp = _np()
+    fnp = namespace()
     for x, which in ((a, "first"), (v, "second")):
         if x.ndim != 1:
             raise error_at(ShapeError, op, f"the {which} argument must be 1-D, got shape {x.shape}")
@@ -140,13 +113,13 @@ def _slide(a, v, mode: int, op: str, conjugate: bool):
 def correlate(a, v, mode="valid"):
     """Lazy ``numpy.correlate`` of 1-D arrays (the second conjugated when complex)."""
     mode = _mode(mode, "correlate")
-    return _slide(_lazy(a), _lazy(v), mode, "correlate", conjugate=True)
+    return _slide(lazy(a), lazy(v), mode, "correlate", conjugate=True)
 
 
 def convolve(a, v, mode="full"):
     """Lazy ``numpy.convolve`` of 1-D arrays (0-d ones count as length 1)."""
-    fnp = _np()
-    a, v = fnp.atleast_1d(_lazy(a)), fnp.atleast_1d(_lazy(v))
+    fnp = namespace()
+    a, v = fnp.atleast_1d(lazy(a)), fnp.atleast_1d(lazy(v))
     if a.ndim == 1 and a.shape[0] == 0:
         raise error_at(ShapeError, "convolve", "a cannot be empty")
     if v.ndim == 1 and v.shape[0] == 0:
@@ -160,8 +133,8 @@ def convolve(a, v, mode="full"):
 
 def polyval(p, x):
     """Lazy ``numpy.polyval`` by Horner's rule (one step per coefficient: ``len(p)`` is static)."""
-    fnp = _np()
-    p, x = _lazy(p), _lazy(x)
+    fnp = namespace()
+    p, x = lazy(p), lazy(x)
     if p.ndim == 0:
         raise error_at(DTypeError, "polyval", "iteration over a 0-d array: p must have at least one dimension")
     y = fnp.zeros_like(x)
@@ -171,8 +144,8 @@ def polyval(p, x):
 
 
 def _poly_pair(a1, a2):
-    fnp = _np()
-    a1, a2 = fnp.atleast_1d(_lazy(a1)), fnp.atleast_1d(_lazy(a2))
+    fnp = namespace()
+    a1, a2 = fnp.atleast_1d(lazy(a1)), fnp.atleast_1d(lazy(a2))
     diff = len(a2) - len(a1)
     if diff > 0:
         a1 = fnp.concatenate((fnp.zeros(diff, a1.dtype), a1))
@@ -196,12 +169,12 @@ def polysub(a1, a2):
 def _poly1d_coeffs(a, op: str):
     """``poly1d(a).coeffs``: leading zeros trimmed when ``a`` is concrete; a lazy
     array keeps them (how many there are is known only from the values)."""
-    fnp = _np()
+    fnp = namespace()
     if not isinstance(a, Tensor):
         a = np.atleast_1d(a)
         if a.ndim == 1:
             a = np.trim_zeros(a, trim="f")
-    a = fnp.atleast_1d(_lazy(a))
+    a = fnp.atleast_1d(lazy(a))
     if a.ndim > 1:
         raise error_at(ShapeError, op, "Polynomial must be 1d only.")
     if a.shape[0] == 0:
@@ -216,7 +189,7 @@ def polymul(a1, a2):
 
 
 def _order(m, op: str, what: str, other: str) -> int:
-    _static(m, op, "m")
+    python_value(m, op, "m")
     m = int(m)
     if m < 0:
         raise error_at(FgraphError, op, f"Order of {what} must be positive (see {other})")
@@ -225,9 +198,9 @@ def _order(m, op: str, what: str, other: str) -> int:
 
 def polyder(p, m=1):
     """Lazy ``numpy.polyder`` (``m`` a Python int)."""
-    fnp = _np()
+    fnp = namespace()
     m = _order(m, "polyder", "derivative", "polyint")
-    p = _lazy(p)
+    p = lazy(p)
     for step in range(m + 1):  # NumPy forms the next derivative at m == 0 too (and may fail there)
         if p.ndim == 0:
             raise error_at(DTypeError, "polyder", "len() of unsized object: p must have at least one dimension")
@@ -240,7 +213,7 @@ def polyder(p, m=1):
 
 def polyint(p, m=1, k=None):
     """Lazy ``numpy.polyint`` (``m`` a Python int; ``k`` constants, concrete or lazy)."""
-    fnp = _np()
+    fnp = namespace()
     m = _order(m, "polyint", "integral", "polyder")
     if k is None:
         k = np.zeros(m, float)
@@ -249,7 +222,7 @@ def polyint(p, m=1, k=None):
         k = k[0] * (fnp.ones(m, float) if isinstance(k, Tensor) else np.ones(m, float))
     if len(k) < m:
         raise error_at(FgraphError, "polyint", "k must be a scalar or a rank-1 array of length 1 or >m.")
-    p = _lazy(p)
+    p = lazy(p)
     for i in range(m):
         if p.ndim == 0:
             raise error_at(DTypeError, "polyint", "len() of unsized object: p must have at least one dimension")
@@ -260,11 +233,11 @@ def polyint(p, m=1, k=None):
 
 def vander(x, N=None, increasing=False):
     """Lazy ``numpy.vander``: the powers by a cumulative product along each row (``N`` a Python int)."""
-    fnp = _np()
-    x = _lazy(x)
+    fnp = namespace()
+    x = lazy(x)
     if x.ndim != 1:
         raise error_at(ShapeError, "vander", "x must be a one-dimensional array or sequence.")
-    n = x.shape[0] if N is None else _static(N, "vander", "N")
+    n = x.shape[0] if N is None else python_value(N, "vander", "N")
     try:
         n = operator.index(n)
     except TypeError:
@@ -295,7 +268,7 @@ def _lstsq(a, b, rcond):
     epsilon); the rank is their count.  The residuals, ``|b - a x|**2`` per column, have
     NumPy's shape for a full rank (its empty array otherwise is decided by the caller).
     gelsd reaches the same solution by another route: equal to rounding."""
-    fnp = _np()
+    fnp = namespace()
     u, s, vh = svd(a, full_matrices=False)
     rc = rcond if 0 < rcond < 1 else np.finfo(np.float64).eps / 2  # LAPACK's dlamch('E')
     keep = s > rc * s[0]
@@ -314,14 +287,14 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     known only when the graph runs, so ``RankWarning`` is given, and ``full=True``'s
     residuals are NumPy's empty array for a deficient rank, only when x, y and w are not
     lazy; for lazy inputs the residuals are always the per-column sums of squares."""
-    fnp = _np()
+    fnp = namespace()
     op = "polyfit"
     for value, name in ((deg, "deg"), (rcond, "rcond"), (full, "full"), (cov, "cov")):
-        _static(value, op, name, "it decides the result's shape or is checked now")
+        python_value(value, op, name, "it decides the result's shape or is checked now")
     known = all(v is None or not isinstance(v, Tensor) or _known_now(v) for v in (x, y, w))
     order = int(deg) + 1
-    x = _lazy(x) + 0.0
-    y = _lazy(y) + 0.0
+    x = lazy(x) + 0.0
+    y = lazy(y) + 0.0
     if deg < 0:
         raise error_at(FgraphError, op, "expected deg >= 0")
     if x.ndim != 1:
@@ -337,7 +310,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     lhs = vander(x, order)
     rhs = y
     if w is not None:
-        w = _lazy(w) + 0.0
+        w = lazy(w) + 0.0
         if w.ndim != 1:
             raise error_at(DTypeError, op, "expected a 1-d array for weights")
         if w.shape[0] != y.shape[0]:
@@ -386,14 +359,14 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Lazy ``numpy.trapezoid`` (``axis`` a Python int)."""
-    fnp = _np()
-    y = _lazy(y)
+    fnp = namespace()
+    y = lazy(y)
     nd = y.ndim
-    axis = _axis(axis, nd, "trapezoid")
+    axis = axis_index(axis, nd, "trapezoid")
     if x is None:
         d = dx
     else:
-        x = _lazy(x)
+        x = lazy(x)
         if x.ndim == 1:
             d = fnp.diff(x)
             shape = [1] * nd
@@ -408,11 +381,11 @@ def _spacing(distances, length: int, op: str):
     """One axis's spacing as NumPy reads it: a scalar (a Python number stays a weak
     scalar), or coordinates as ``(uniform, first difference, differences)`` where
     ``uniform`` is a Python bool for concrete coordinates, a lazy 0-d bool else."""
-    fnp = _np()
-    lazy = isinstance(distances, Tensor)
-    if (distances.ndim if lazy else np.ndim(distances)) == 0:
-        return distances if isinstance(distances, (bool, int, float, complex)) else _lazy(distances)
-    distances = distances if lazy else np.asanyarray(distances)
+    fnp = namespace()
+    is_lazy = isinstance(distances, Tensor)
+    if (distances.ndim if is_lazy else np.ndim(distances)) == 0:
+        return distances if isinstance(distances, (bool, int, float, complex)) else lazy(distances)
+    distances = distances if is_lazy else np.asanyarray(distances)
     if distances.ndim != 1:
         raise error_at(ShapeError, op, "distances must be either scalars or 1d")
     if distances.shape[0] != length:
@@ -421,7 +394,7 @@ def _spacing(distances, length: int, op: str):
         raise error_at(ShapeError, op, "coordinates need at least 2 values (NumPy: index 0 is out of bounds)")
     if np.issubdtype(distances.dtype, np.integer):
         distances = distances.astype(np.float64)
-    if lazy:
+    if is_lazy:
         diffx = fnp.diff(distances)
         return fnp.all(diffx == diffx[0]), diffx[0], diffx
     diffx = np.diff(distances)
@@ -472,17 +445,17 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     """Lazy ``numpy.gradient``; with lazy coordinates, whether they are evenly
     spaced is known only from the values, so both of NumPy's formulas are
     built and one is selected per run."""
-    fnp = _np()
-    f = _lazy(f)
+    fnp = namespace()
+    f = lazy(f)
     N = f.ndim
     if axis is None:
         axes = tuple(range(N))
     else:
-        _static(axis, "gradient", "axis")
-        axes = tuple(_axis(ax, N, "gradient") for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        python_value(axis, "gradient", "axis")
+        axes = tuple(axis_index(ax, N, "gradient") for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
         if len(set(axes)) != len(axes):
             raise error_at(ShapeError, "gradient", f"repeated axis in {axis}")
-    edge_order = _static(edge_order, "gradient", "edge_order")
+    edge_order = python_value(edge_order, "gradient", "edge_order")
     n = len(varargs)
     if n == 0:
         dx = [1.0] * len(axes)
@@ -532,13 +505,13 @@ def _pad_values(values, dtype, op: str, name: str):
     if not np.can_cast(values.dtype, dtype, casting="same_kind"):
         raise error_at(DTypeError, op, f"dtype of `{name}` must be compatible with input `ary` under the "
                                        "`same_kind` rule.")
-    return _lazy(values).ravel().astype(dtype)
+    return lazy(values).ravel().astype(dtype)
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
     """Lazy ``numpy.ediff1d``: differences of the flattened array, with values before and after."""
-    fnp = _np()
-    ary = _lazy(ary).ravel()
+    fnp = namespace()
+    ary = lazy(ary).ravel()
     if to_begin is None and to_end is None:
         return ary[1:] - ary[:-1]
     begin = _pad_values(to_begin, ary.dtype, "ediff1d", "to_begin")
@@ -549,10 +522,10 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     """Lazy ``numpy.unwrap`` (``axis`` and ``period`` Python values; ``discont`` may be lazy)."""
-    fnp = _np()
-    p = _lazy(p)
-    axis = _axis(axis, p.ndim, "unwrap")
-    _static(period, "unwrap", "period", "NumPy branches on its value")
+    fnp = namespace()
+    p = lazy(p)
+    axis = axis_index(axis, p.ndim, "unwrap")
+    python_value(period, "unwrap", "period", "NumPy branches on its value")
     dd = fnp.diff(p, axis=axis)
     if discont is None:
         discont = period / 2
@@ -581,7 +554,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
 def _window_length(op: str, *values):
     """NumPy's ``np.array([0.0, M, ...])``: the values as one (at least float64) dtype."""
     for value, name in zip(values, ("M", "beta")):
-        _static(value, op, name, "window functions take numbers")
+        python_value(value, op, name, "window functions take numbers")
     try:
         array = np.array((0.0,) + values)
         small = array[1] < 1
@@ -591,7 +564,7 @@ def _window_length(op: str, *values):
 
 
 def _window(op: str, M, formula):
-    fnp = _np()
+    fnp = namespace()
     values, small = _window_length(op, M)
     M = values[1]
     if small:
@@ -603,33 +576,33 @@ def _window(op: str, M, formula):
 
 def hamming(M):
     """Lazy ``numpy.hamming`` window (``M`` a Python number)."""
-    cos, pi = _np().cos, np.pi
+    cos, pi = namespace().cos, np.pi
     return _window("hamming", M, lambda n, M: 0.54 + 0.46 * cos(pi * n / (M - 1)))
 
 
 def hanning(M):
     """Lazy ``numpy.hanning`` window (``M`` a Python number)."""
-    cos, pi = _np().cos, np.pi
+    cos, pi = namespace().cos, np.pi
     return _window("hanning", M, lambda n, M: 0.5 + 0.5 * cos(pi * n / (M - 1)))
 
 
 def blackman(M):
     """Lazy ``numpy.blackman`` window (``M`` a Python number)."""
-    cos, pi = _np().cos, np.pi
+    cos, pi = namespace().cos, np.pi
     return _window("blackman", M,
                    lambda n, M: 0.42 + 0.5 * cos(pi * n / (M - 1)) + 0.08 * cos(2.0 * pi * n / (M - 1)))
 
 
 def bartlett(M):
     """Lazy ``numpy.bartlett`` window (``M`` a Python number)."""
-    fnp = _np()
+    fnp = namespace()
     return _window("bartlett", M,
                    lambda n, M: fnp.where(fnp.less_equal(n, 0), 1 + n / (M - 1), 1 - n / (M - 1)))
 
 
 def kaiser(M, beta):
     """Lazy ``numpy.kaiser`` window (``M`` and ``beta`` Python numbers)."""
-    fnp = _np()
+    fnp = namespace()
     values, _ = _window_length("kaiser", M, beta)
     M, beta = values[1], values[2]
     if M == 1:
@@ -651,8 +624,8 @@ def _chbevl(x, vals):
 
 def i0(x):
     """Lazy ``numpy.i0``: both of NumPy's Chebyshev series, one selected per element."""
-    fnp = _np()
-    x = _lazy(x)
+    fnp = namespace()
+    x = lazy(x)
     if x.dtype.kind == "c":
         raise error_at(DTypeError, "i0", "i0 not supported for complex values")
     if x.dtype.kind != "f":

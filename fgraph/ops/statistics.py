@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import FgraphError
 from ..operator import Tensor
 from ..symbol import error_at
+from .compose import known_value, lazy, namespace, python_value
 
 __all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "histogram_bin_edges", "histogram",
            "histogramdd", "histogram2d"]
@@ -32,39 +33,8 @@ _INTP = np.dtype(np.intp)
 _range = builtins.range  # ``range`` is an argument name below, as in NumPy
 
 
-def _np():
-    from .. import numpy as fnp  # the namespace (built from the op families, this one included)
-
-    return fnp
-
-
-def _lazy(x):
-    """``x`` as a lazy array, as NumPy's ``asarray`` (a Python scalar takes its default dtype)."""
-    return x if isinstance(x, Tensor) else _np().asarray(x)
-
-
 def _refuse(fn: str, msg: str):
     return error_at(FgraphError, fn, msg)  # the location is the first frame outside fgraph
-
-
-def _known(x):
-    """The value of ``x`` if it is known now (not lazy, or a constant), else None."""
-    if not isinstance(x, Tensor):
-        return np.asarray(x)
-    node = x.node
-    if node.op == "constant":
-        return node.params[0][1].array
-    if node.op == "literal":
-        return np.asarray(node.params[0][1].value)
-    return None
-
-
-def _python_value(value, fn: str, arg: str, why: str):
-    """``value``, which must not be lazy (it decides a shape or a check made now)."""
-    if isinstance(value, Tensor) or (isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)):
-        raise _refuse(fn, f"{arg} must be a Python value, not a lazy array ({why}); evaluate it first "
-                          f"with numpy.asarray(t)")
-    return value
 
 
 def _assign(target_dtype, value, fn: str):
@@ -92,12 +62,12 @@ def _ndmin2(x, dtype):
 
 def _concrete_weights(w, X, fn: str, what: str, integer: bool):
     """NumPy's checks of ``fweights``/``aweights`` (the data checks only when concrete)."""
-    known = _known(w)
+    known = known_value(w)
     if known is not None:
         known = known.astype(float)
         if integer and not np.all(known == np.around(known)):
             raise _refuse(fn, "fweights must be integer")
-    wl = _lazy(w).astype(np.float64)
+    wl = lazy(w).astype(np.float64)
     if wl.ndim > 1:
         raise _refuse(fn, f"cannot handle multidimensional {what}")
     if wl.ndim == 0:
@@ -112,18 +82,18 @@ def _concrete_weights(w, X, fn: str, what: str, integer: bool):
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     """Lazy ``numpy.cov``; negative or non-integer lazy weights are not checked, and
     the "degrees of freedom <= 0" warning is given only when it is known now."""
-    fnp = _np()
+    fnp = namespace()
     fn = "cov"
-    rowvar = _python_value(rowvar, fn, "rowvar", "it decides the output shape")
-    bias = _python_value(bias, fn, "bias", "it decides ddof")
-    ddof = _python_value(ddof, fn, "ddof", "it is checked now")
+    rowvar = python_value(rowvar, fn, "rowvar", "it decides the output shape")
+    bias = python_value(bias, fn, "bias", "it decides ddof")
+    ddof = python_value(ddof, fn, "ddof", "it is checked now")
     if ddof is not None and ddof != int(ddof):
         raise _refuse(fn, "ddof must be integer")
-    m = _lazy(m)
+    m = lazy(m)
     if m.ndim > 2:
         raise _refuse(fn, "m has more than 2 dimensions")
     if y is not None:
-        y = _lazy(y)
+        y = lazy(y)
         if y.ndim > 2:
             raise _refuse(fn, "y has more than 2 dimensions")
     if dtype is None:
@@ -183,7 +153,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtype=None):
     """Lazy ``numpy.corrcoef``: ``cov`` scaled by the standard deviations, clipped to [-1, 1]."""
-    fnp = _np()
+    fnp = namespace()
     if bias is not np._NoValue or ddof is not np._NoValue:
         warnings.warn("bias and ddof have no effect and are deprecated", DeprecationWarning, stacklevel=2)
     c = cov(x, y, rowvar, dtype=dtype)
@@ -220,13 +190,13 @@ def _monotonicity(xp, b):
 def digitize(x, bins, right=False):
     """Lazy ``numpy.digitize``; lazy bins that are not monotonic cannot raise: they
     are searched as if increasing."""
-    fnp = _np()
-    x = _lazy(x)
-    right = _python_value(right, "digitize", "right", "it picks the search side")
+    fnp = namespace()
+    x = lazy(x)
+    right = python_value(right, "digitize", "right", "it picks the search side")
     if x.dtype.kind == "c":
         raise _refuse("digitize", "x may not be complex")
-    known = _known(bins)
-    b = _lazy(bins)
+    known = known_value(bins)
+    b = lazy(bins)
     if b.ndim != 1:
         raise _refuse("digitize", f"bins must be 1-D, got shape {b.shape}")
     if b.dtype.kind == "c":
@@ -248,7 +218,7 @@ def digitize(x, bins, right=False):
 
 def _interp_part(x, x0, x1, y0, y1, slope):
     """One real part between two sample points, as NumPy's ``compiled_interp``."""
-    fnp = _np()
+    fnp = namespace()
     r = slope * (x - x0) + y0
     r2 = slope * (x - x1) + y1  # if we get NaN in one direction, NumPy tries the other
     r2 = fnp.where(fnp.isnan(r2) & (y0 == y1), y0, r2)
@@ -258,13 +228,13 @@ def _interp_part(x, x0, x1, y0, y1, slope):
 
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Lazy ``numpy.interp`` (real or complex ``fp``); ``xp`` is assumed increasing, as NumPy does."""
-    fnp = _np()
+    fnp = namespace()
     fn = "interp"
-    period = _python_value(period, fn, "period", "it is checked now")
-    fp = _lazy(fp)
+    period = python_value(period, fn, "period", "it is checked now")
+    fp = lazy(fp)
     complex_fp = fp.dtype.kind == "c"
     input_dtype = np.dtype(np.complex128 if complex_fp else np.float64)
-    x, xp = _lazy(x), _lazy(xp)
+    x, xp = lazy(x), lazy(xp)
     for name, v in (("x", x), ("xp", xp)):
         if v.dtype.kind == "c":
             raise _refuse(fn, f"{name} may not be complex (it is cast to float64)")
@@ -293,7 +263,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
                 raise _refuse(fn, f"{name} must be a scalar, got shape {np.shape(v)}")
             if not complex_fp and (v.dtype.kind == "c" if isinstance(v, Tensor) else np.iscomplexobj(v)):
                 raise _refuse(fn, f"{name} must be real for real fp")
-            v = _lazy(v).astype(input_dtype)
+            v = lazy(v).astype(input_dtype)
         bounds.append(v)
     left, right = bounds
     n = xp.shape[0]
@@ -324,12 +294,12 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Lazy ``numpy.isin`` by sorting ``test_elements`` and binary search; ``assume_unique``
     is accepted and the result is always the true membership (NumPy's, for unique inputs)."""
-    fnp = _np()
+    fnp = namespace()
     fn = "isin"
-    invert = _python_value(invert, fn, "invert", "it is a flag")
+    invert = python_value(invert, fn, "invert", "it is a flag")
     if kind not in (None, "sort", "table"):
         raise _refuse(fn, f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
-    e, t = _lazy(element), fnp.ravel(_lazy(test_elements))
+    e, t = lazy(element), fnp.ravel(lazy(test_elements))
     if kind == "table" and not all(v.dtype.kind in "uib" for v in (e, t)):
         raise _refuse(fn, "The 'table' method is only supported for boolean or integer arrays. "
                           "Please select 'sort' or None for kind.")
@@ -357,17 +327,17 @@ def _unsigned_subtract(a, b):
 
 
 def _ravel_and_check_weights(a, weights, fn):
-    a = _lazy(a)
+    a = lazy(a)
     if a.dtype == np.bool_:
         warnings.warn(f"Converting input from {a.dtype} to {np.uint8} for compatibility.", RuntimeWarning,
                       stacklevel=3)
         a = a.astype(np.uint8)
     if weights is not None:
-        weights = _lazy(weights)
+        weights = lazy(weights)
         if weights.shape != a.shape:
             raise _refuse(fn, "weights should have the same shape as a.")
-        weights = _np().ravel(weights)
-    return _np().ravel(a), weights
+        weights = namespace().ravel(weights)
+    return namespace().ravel(a), weights
 
 
 class _Edges:
@@ -379,19 +349,19 @@ class _Edges:
 
 def _get_bin_edges(a, bins, range, weights, fn) -> _Edges:
     """NumPy's ``_get_bin_edges``: from the range (known now), or lazily from the data's min and max."""
-    fnp = _np()
+    fnp = namespace()
     if isinstance(bins, str):
         raise _refuse(fn, f"bins={bins!r}: the number of bins would depend on the data, which a lazy "
                           "array's shape cannot; pass an int or an array of edges")
     if isinstance(bins, Tensor) and bins.ndim == 0:
-        _python_value(bins, fn, "bins", "as a count it decides the output shape")
-    range = _python_value(range, fn, "range", "it is checked now and sets the bin type")
+        python_value(bins, fn, "bins", "as a count it decides the output shape")
+    range = python_value(range, fn, "range", "it is checked now and sets the bin type")
     if np.ndim(bins) == 1:
-        edges = _known(bins)
+        edges = known_value(bins)
         if edges is not None:
             if np.any(edges[:-1] > edges[1:]):
                 raise _refuse(fn, "`bins` must increase monotonically, when an array")
-        return _Edges(_lazy(bins))
+        return _Edges(lazy(bins))
     if np.ndim(bins) != 0:
         raise _refuse(fn, "`bins` must be 1d, when an array")
     try:
@@ -451,14 +421,14 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 
 def _search_sorted_inclusive(a, v):
     """``searchsorted``, the last edge on the right: the last bin is closed."""
-    fnp = _np()
+    fnp = namespace()
     return fnp.concatenate((fnp.searchsorted(a, v[:-1], side="left"), fnp.searchsorted(a, v[-1:], side="right")))
 
 
 def _uniform_counts(a, weights, eb: _Edges, ntype):
     """NumPy's equal-bins path: bin indices by arithmetic, corrected by one
     against the edges, then counted by sorting them (NumPy uses bincount)."""
-    fnp = _np()
+    fnp = namespace()
     n, edges = eb.n, eb.edges
     keep = (a >= eb.first) & (a <= eb.last)
     tmp = a.astype(edges.dtype)
@@ -484,7 +454,7 @@ def _uniform_counts(a, weights, eb: _Edges, ntype):
 
 def _cumulative_counts(a, weights, edges, ntype, fn):
     """NumPy's path for array bins: sort, search every edge, difference."""
-    fnp = _np()
+    fnp = namespace()
     if edges.shape[0] == 0 or a.shape[0] == 0:  # NumPy's loop over blocks of the data does not run
         return fnp.diff(fnp.zeros(edges.shape, ntype))
     if weights is None:
@@ -500,9 +470,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     """Lazy ``numpy.histogram``: ``(counts, edges)``; ``bins`` an int or 1-D edges (the string
     estimators are refused).  With ``range=None`` the edges come from the data's min and max
     lazily; NaN or infinity in the data (NumPy raises) gives NaN edges and zero counts."""
-    fnp = _np()
+    fnp = namespace()
     fn = "histogram"
-    density = _python_value(density, fn, "density", "it is a flag")
+    density = python_value(density, fn, "density", "it is a flag")
     a, weights = _ravel_and_check_weights(a, weights, fn)
     eb = _get_bin_edges(a, bins, range, weights, fn)
     ntype = _INTP if weights is None else weights.dtype
@@ -521,12 +491,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 def _sample_2d(sample, fn):
     """NumPy's ``(N, D)`` sample (an array as it is when 2-D, else ``atleast_2d(sample).T``),
     lazy, and its value when known now (else None)."""
-    fnp = _np()
+    fnp = namespace()
     if isinstance(sample, (list, tuple)) and any(isinstance(v, Tensor) for v in sample):
-        s, known = fnp.stack([_lazy(v) for v in sample]), None  # NumPy's np.array of equal-shaped parts
+        s, known = fnp.stack([lazy(v) for v in sample]), None  # NumPy's np.array of equal-shaped parts
     else:
-        known = _known(sample)
-        s = _lazy(sample) if isinstance(sample, Tensor) else _lazy(known)
+        known = known_value(sample)
+        s = lazy(sample) if isinstance(sample, Tensor) else lazy(known)
     if not (isinstance(sample, (Tensor, np.ndarray)) and s.ndim == 2):
         s = fnp.atleast_2d(s).T
         known = None if known is None else np.atleast_2d(known).T
@@ -539,9 +509,9 @@ def _sample_2d(sample, fn):
 def _dd_edges(column, known, bins, range, i, fn):
     """NumPy's edges for one dimension: ``linspace`` over the range (known now) or over the
     data's min and max (lazy: NaN edges where NumPy finds the range not finite and raises)."""
-    fnp = _np()
+    fnp = namespace()
     if np.ndim(bins) == 0:
-        _python_value(bins, fn, f"bins[{i}]", "as a count it decides the output shape")
+        python_value(bins, fn, f"bins[{i}]", "as a count it decides the output shape")
         if bins < 1:
             raise _refuse(fn, f"`bins[{i}]` must be positive, when an integer")
         try:
@@ -549,7 +519,7 @@ def _dd_edges(column, known, bins, range, i, fn):
         except TypeError:
             raise _refuse(fn, f"`bins[{i}]` must be an integer, when a scalar") from None
         if range is not None:
-            first, last = _python_value(range, fn, f"range[{i}]", "it is checked now")
+            first, last = python_value(range, fn, f"range[{i}]", "it is checked now")
             if first > last:
                 raise _refuse(fn, "max must be larger than min in range parameter.")
             if not (np.isfinite(first) and np.isfinite(last)):
@@ -570,10 +540,10 @@ def _dd_edges(column, known, bins, range, i, fn):
             first, last = first - 0.5, last + 0.5
         return fnp.asarray(np.linspace(first, last, n + 1))
     if np.ndim(bins) == 1:
-        given = _known(bins)
+        given = known_value(bins)
         if given is not None and np.any(given[:-1] > given[1:]):
             raise _refuse(fn, f"`bins[{i}]` must be monotonically increasing, when an array")
-        edges = _lazy(bins)
+        edges = lazy(bins)
         if edges.shape[0] == 0:
             raise _refuse(fn, f"`bins[{i}]` is empty: NumPy indexes its last edge (index -1 is out of bounds)")
         return edges
@@ -585,14 +555,14 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     sequence of ints or of 1-D edges; lazy edges are not checked to increase.  With
     ``range=None`` a lazy sample's non-finite values (NumPy raises) give NaN edges and
     zero counts in that dimension."""
-    fnp = _np()
+    fnp = namespace()
     fn = "histogramdd"
-    density = _python_value(density, fn, "density", "it is a flag")
-    range = _python_value(range, fn, "range", "it is checked now")
+    density = python_value(density, fn, "density", "it is a flag")
+    range = python_value(range, fn, "range", "it is checked now")
     sample, known = _sample_2d(sample, fn)
     N, D = sample.shape
     if isinstance(bins, Tensor) and bins.ndim == 0:
-        _python_value(bins, fn, "bins", "as a count it decides the output shape")
+        python_value(bins, fn, "bins", "as a count it decides the output shape")
     try:
         if len(bins) != D:
             raise _refuse(fn, "The dimension of bins must be equal to the dimension of the sample x.")
@@ -624,7 +594,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     if weights is None:
         hist = fnp.diff(fnp.searchsorted(fnp.sort(flat), targets, side="left")).astype(np.float64)
     else:
-        weights = _lazy(weights)
+        weights = lazy(weights)
         if weights.ndim != 1 or weights.shape[0] != N:
             raise _refuse(fn, f"weights must be 1-D with one weight per sample point ({N}), got shape "
                               f"{weights.shape} (NumPy's bincount: the weights and list don't have the same length)")
@@ -654,13 +624,13 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """Lazy ``numpy.histogram2d``: ``(hist, xedges, yedges)``, NumPy's wrapper over ``histogramdd``."""
     fn = "histogram2d"
-    x, y = _lazy(x), _lazy(y)
+    x, y = lazy(x), lazy(y)
     if x.ndim == 0 or y.ndim == 0:
         raise _refuse(fn, "len() of unsized object: x and y must be sequences")
     if x.shape[0] != y.shape[0]:
         raise _refuse(fn, "x and y must have the same length.")
     if isinstance(bins, Tensor) and bins.ndim == 0:
-        _python_value(bins, fn, "bins", "as a count it decides the output shape")
+        python_value(bins, fn, "bins", "as a count it decides the output shape")
     try:
         n = len(bins)
     except TypeError:
