@@ -190,11 +190,15 @@ def test_histogram_lazy_range_and_nonfinite_data():
     check(_hist(bins=3), np.full(5, 4.0))  # max == min: NumPy widens the range by 0.5 each side
     check(_hist(bins=3), np.full(5, 4, np.int64))
     check(_hist(bins=2), np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max]))  # unsigned denominator
-    # NaN or infinity with range=None: NumPy raises, fgraph cannot know now: NaN edges, zero counts
-    counts, edges = fnp.histogram(fnp.asarray(np.array([1.0, np.nan, 3.0])), bins=4)
-    assert np.isnan(np.asarray(edges)).all() and not np.asarray(counts).any()
-    counts, edges = fnp.histogram(fnp.asarray(np.array([1.0, np.inf])), bins=2)
-    assert np.isnan(np.asarray(edges)).all() and not np.asarray(counts).any()
+    # NaN or infinity with range=None: NumPy's ValueError, where the graph runs (for the counts alone too)
+    p = fnp.placeholder((3,), np.float64, name="a")
+    counts, edges = fnp.histogram(p, bins=4)
+    for outputs in ([counts, edges], counts):
+        exe = fgraph.compile(fgraph.Graph(outputs, inputs=[p]))
+        exe(a=np.array([1.0, 2.0, 3.0]))
+        for bad in ([1.0, np.nan, 3.0], [1.0, np.inf, 3.0]):
+            with pytest.raises(ValueError, match="histogram: the autodetected range of the data is not finite"):
+                exe(a=np.array(bad))
 
 
 def test_histogram_refusals():
@@ -301,12 +305,37 @@ def test_histogramdd_lazy_edges_and_nonfinite_data():
     check(lambda xp, a: list(xp.histogramdd(a, bins=(2, 3))), np.zeros((0, 2)))  # empty: range (0, 1)
     check(lambda xp, a: list(xp.histogramdd(a, bins=2)), np.array([1.0, 2.0, 3.0]))  # 1-D: one dimension
     check(lambda xp, a: list(xp.histogramdd(a, bins=2)), np.array([[1.0, np.nan]]))  # known now: NumPy raises
-    # lazy data with NaN and range=None: NumPy raises, fgraph cannot know now: NaN edges, zero counts
+    # lazy data with NaN and range=None, lazy edges that decrease: NumPy's ValueError, where the graph runs
     p = fnp.placeholder((3, 2), np.float64, name="s")
     hist, edges = fnp.histogramdd(p, bins=2)
-    exe = fgraph.compile(fgraph.Graph([hist, edges[0], edges[1]], inputs=[p]))
-    h, e0, e1 = exe(s=np.array([[1.0, 0.0], [np.nan, 1.0], [2.0, 3.0]]))
-    assert np.isnan(e0).all() and not h.any() and np.isfinite(e1).all()
+    exe = fgraph.compile(fgraph.Graph(hist, inputs=[p]))
+    with pytest.raises(ValueError, match="histogramdd: the autodetected range of the data is not finite"):
+        exe(s=np.array([[1.0, 0.0], [np.nan, 1.0], [2.0, 3.0]]))
+    e = fnp.placeholder((3,), np.float64, name="e")
+    exe = fgraph.compile(fgraph.Graph(fnp.histogramdd(p, bins=[e, 2])[0], inputs=[p, e]))
+    with pytest.raises(ValueError, match=r"`bins\[0\]` must be monotonically increasing"):
+        exe(s=np.zeros((3, 2)), e=np.array([0.0, 2.0, 1.0]))
+
+
+def test_lazy_data_checks_raise_where_the_graph_runs():
+    b = fnp.placeholder((3,), np.float64, name="b")
+    x = fnp.asarray(np.array([0.5, 1.5]))
+    exe = fgraph.compile(fgraph.Graph(fnp.digitize(x, b), inputs=[b]))
+    np.testing.assert_array_equal(exe(b=np.array([3.0, 1.0, 0.0])), np.digitize([0.5, 1.5], [3.0, 1.0, 0.0]))
+    with pytest.raises(ValueError, match="digitize: bins must be monotonically increasing or decreasing"):
+        exe(b=np.array([0.0, 2.0, 1.0]))
+    exe = fgraph.compile(fgraph.Graph(fnp.histogram(fnp.arange(4.0), bins=b)[0], inputs=[b]))
+    with pytest.raises(ValueError, match="`bins` must increase monotonically"):
+        exe(b=np.array([0.0, 2.0, 1.0]))
+    w = fnp.placeholder((4,), np.float64, name="w")
+    m = fnp.asarray(np.arange(8.0).reshape(2, 4))
+    for kw, bad, match in (("fweights", [1.0, 2.5, 1.0, 1.0], "fweights must be integer"),
+                           ("fweights", [1.0, -2.0, 1.0, 1.0], "fweights cannot be negative"),
+                           ("aweights", [1.0, -0.5, 1.0, 1.0], "aweights cannot be negative")):
+        exe = fgraph.compile(fgraph.Graph(fnp.cov(m, **{kw: w}), inputs=[w]))
+        np.testing.assert_allclose(exe(w=np.ones(4)), np.cov(np.asarray(m), **{kw: np.ones(4)}))
+        with pytest.raises(ValueError, match=f"cov: {match}"):
+            exe(w=np.array(bad))
 
 
 def test_histogramdd_refusals():

@@ -51,7 +51,7 @@ import dask.array as da
 import numpy as np
 from dask.array.core import elemwise, normalize_chunks
 
-from ..errors import FgraphError, format_location
+from ..errors import FgraphError, error_like, format_location
 from ..ops.elementwise import UFUNCS
 from ..ops.indexing import slice_key
 from ..symbol import Const, Scalar
@@ -177,8 +177,8 @@ class Kernel:
         except FgraphError:
             raise
         except Exception as e:
-            raise FgraphError(f"{self.op} failed at run time on the dask engine: {type(e).__name__}: {e}\n"
-                              f"  node made at {self.where}") from e
+            raise error_like(e, f"{self.op} failed at run time on the dask engine: {type(e).__name__}: {e}\n"
+                                f"  node made at {self.where}") from e
         if self.dtype is not None and getattr(out, "dtype", None) != self.dtype:
             out = np.asarray(out, dtype=self.dtype)
         return out
@@ -295,8 +295,8 @@ class FusedBlock:
         try:
             return _fk.run_fused(*ins, expr=self.expr, shape=shape, strategy=strategy)
         except Exception as e:
-            raise FgraphError(f"fused failed at run time on the dask engine: {type(e).__name__}: {e}\n"
-                              f"  node made at {self.where}") from e
+            raise error_like(e, f"fused failed at run time on the dask engine: {type(e).__name__}: {e}\n"
+                                f"  node made at {self.where}") from e
 
 
 def _fused(ctx, node, *args):
@@ -335,8 +335,8 @@ class FusedPartial:
         try:
             return self._run(ins)
         except Exception as e:
-            raise FgraphError(f"fused_reduce failed at run time on the dask engine: {type(e).__name__}: {e}\n"
-                              f"  node made at {self.where}") from e
+            raise error_like(e, f"fused_reduce failed at run time on the dask engine: {type(e).__name__}: {e}\n"
+                                f"  node made at {self.where}") from e
 
     def _run(self, ins):
         shape = np.broadcast_shapes(*(np.shape(x) for x in ins if isinstance(x, np.ndarray)))
@@ -520,6 +520,18 @@ _lower(["argmax", "argmin", "nanargmax", "nanargmin"], _arg)
 _lower(["cumsum", "cumprod", "nancumsum", "nancumprod"], _scan)
 _lower(["cumulative_sum", "cumulative_prod", "sort", "argsort", "partition", "argpartition", "lexsort", "fft"],
        along_axis)
+
+
+def _check(ctx, node, value, ok):
+    """Each block of the value checked against its own block of an
+    element-wise condition, or against the whole of any other (a 0-d
+    verdict for most checks)."""
+    same = node.inputs[1].shape == node.inputs[0].shape
+    maps = [tuple(range(ndim_of(value))), tuple(range(ndim_of(ok))) if same else (None,) * ndim_of(ok)]
+    return tiled(Kernel.of(node), node.shape, node.dtype, [value, ok], maps)
+
+
+_lower(["check"], _check)
 
 
 def _sort_complex(ctx, node, x):

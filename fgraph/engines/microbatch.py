@@ -136,6 +136,14 @@ def _along_axis(node: Node, c: Ctx) -> tuple:
     return node.params
 
 
+def _check(node: Node, c: Ctx) -> tuple:
+    """A run-time check: each chunk's value checked; a condition on the
+    batch's rows needs the value batched too (each chunk checks its own)."""
+    if c.batched[1] and not c.batched[0]:
+        raise Mixes("its condition reads the batch rows but its value does not")
+    return node.params
+
+
 def _conv_like(node: Node, c: Ctx) -> tuple:
     """conv2d, conv_transpose2d, pools: images batched on axis 0, weights not."""
     if not c.batched[0]:
@@ -250,7 +258,7 @@ RULES: dict[str, Callable] = {
     "slice_axis": _slice_axis, "slice": _slice, "advanced_index": _advanced_index, "take": _take,
     "take_along_axis": _along_axis, "concatenate": _concatenate, "repeat": _along_axis,
     "sort": _along_axis, "argsort": _along_axis, "partition": _along_axis, "argpartition": _along_axis,
-    "fft": _along_axis,
+    "fft": _along_axis, "check": _check,
 }
 _ELEMENTWISE = attr_table("elementwise")
 _REDUCTION = attr_table("reduction")

@@ -9,8 +9,8 @@ order.  Output shapes are static: arguments that decide them (``bins`` as an
 int, ``rowvar``) and the ones NumPy checks before computing (``range``,
 ``ddof``, ``period``) must be Python values.  Checks NumPy makes on the data
 (monotonic bins, non-negative weights, a finite autodetected range) are made
-now on concrete arrays; on lazy ones they cannot raise, and each function
-says what it does instead.  Counting and membership sort and binary-search
+now on concrete arrays, and on lazy ones where the graph runs (a ``check``
+node, ``ops/checks.py``): NumPy's ValueError either way.  Counting and membership sort and binary-search
 (O((n + m) log n) time, O(n + m) memory); nothing builds an n x m matrix.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import FgraphError
 from ..operator import Tensor
 from ..symbol import error_at
+from .checks import checked
 from .compose import known_value, lazy, namespace, python_value
 
 __all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "histogram_bin_edges", "histogram",
@@ -76,6 +77,11 @@ def _concrete_weights(w, X, fn: str, what: str, integer: bool):
         raise _refuse(fn, f"incompatible numbers of samples and {what}")
     if known is not None and np.any(known < 0):
         raise _refuse(fn, f"{what} cannot be negative")
+    if known is None:  # checked where the graph runs
+        fnp = namespace()
+        if integer:
+            wl = checked(wl, wl == fnp.around(wl), fn, "fweights must be integer")
+        wl = checked(wl, ~(wl < 0), fn, f"{what} cannot be negative")
     return wl
 
 
@@ -188,8 +194,7 @@ def _monotonicity(xp, b):
 
 
 def digitize(x, bins, right=False):
-    """Lazy ``numpy.digitize``; lazy bins that are not monotonic cannot raise: they
-    are searched as if increasing."""
+    """Lazy ``numpy.digitize``; lazy bins that are not monotonic raise where the graph runs."""
     fnp = namespace()
     x = lazy(x)
     right = python_value(right, "digitize", "right", "it picks the search side")
@@ -211,6 +216,7 @@ def digitize(x, bins, right=False):
             return n - fnp.searchsorted(fnp.flip(b), x, side=side)
         return fnp.searchsorted(b, x, side=side)
     mono = _monotonicity(fnp, b.astype(np.float64))
+    b = checked(b, mono != 0, "digitize", "bins must be monotonically increasing or decreasing")
     return fnp.where(mono == -1, n - fnp.searchsorted(fnp.flip(b), x, side=side), fnp.searchsorted(b, x, side=side))
 
 
@@ -361,7 +367,9 @@ def _get_bin_edges(a, bins, range, weights, fn) -> _Edges:
         if edges is not None:
             if np.any(edges[:-1] > edges[1:]):
                 raise _refuse(fn, "`bins` must increase monotonically, when an array")
-        return _Edges(lazy(bins))
+            return _Edges(lazy(bins))
+        b = lazy(bins)
+        return _Edges(checked(b, ~(b[:-1] > b[1:]), fn, "`bins` must increase monotonically, when an array"))
     if np.ndim(bins) != 0:
         raise _refuse(fn, "`bins` must be 1d, when an array")
     try:
@@ -390,11 +398,12 @@ def _get_bin_edges(a, bins, range, weights, fn) -> _Edges:
             raise _refuse(fn, f"Too many bins for data range. Cannot create {n} finite-sized bins.")
         return _Edges(fnp.asarray(edges), first, last, n, fnp.asarray(np.asarray(_unsigned_subtract(last, first))))
 
-    # range from the data: NumPy raises when it is not finite; lazily the edges become NaN
-    # (and all counts zero).  NumPy's "too many bins" check is not made.
+    # range from the data: NumPy raises when it is not finite (checked where the graph
+    # runs; every value below depends on the checked ends).  Its "too many bins" check is not made.
     lo, hi = fnp.min(a), fnp.max(a)
     bin_type = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
     finite = fnp.isfinite(lo) & fnp.isfinite(hi)
+    lo, hi = (checked(v, finite, fn, "the autodetected range of the data is not finite") for v in (lo, hi))
     same = lo == hi
     if a.dtype.kind in "iu":
         # NumPy's edges are integers then, or float64 after the +-0.5; denominator in unsigned integers
@@ -406,15 +415,13 @@ def _get_bin_edges(a, bins, range, weights, fn) -> _Edges:
         lo_e = fnp.where(same, lo - 0.5, lo)
         hi_e = fnp.where(same, hi + 0.5, hi)
         denom = hi_e - lo_e
-    lo_e = fnp.where(finite, lo_e, np.nan).astype(lo_e.dtype)
-    hi_e = fnp.where(finite, hi_e, np.nan).astype(hi_e.dtype)
     edges = fnp.linspace(lo_e, hi_e, n + 1, endpoint=True, dtype=bin_type)
     return _Edges(edges, lo_e, hi_e, n, denom)
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """Lazy ``numpy.histogram_bin_edges`` (``bins`` an int or 1-D edges; the string
-    estimators are refused); a non-finite data range gives NaN edges instead of raising."""
+    estimators are refused)."""
     a, weights = _ravel_and_check_weights(a, weights, "histogram_bin_edges")
     return _get_bin_edges(a, bins, range, weights, "histogram_bin_edges").edges
 
@@ -469,7 +476,7 @@ def _cumulative_counts(a, weights, edges, ntype, fn):
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """Lazy ``numpy.histogram``: ``(counts, edges)``; ``bins`` an int or 1-D edges (the string
     estimators are refused).  With ``range=None`` the edges come from the data's min and max
-    lazily; NaN or infinity in the data (NumPy raises) gives NaN edges and zero counts."""
+    lazily; NaN or infinity in the data raises NumPy's ValueError where the graph runs."""
     fnp = namespace()
     fn = "histogram"
     density = python_value(density, fn, "density", "it is a flag")
@@ -508,7 +515,7 @@ def _sample_2d(sample, fn):
 
 def _dd_edges(column, known, bins, range, i, fn):
     """NumPy's edges for one dimension: ``linspace`` over the range (known now) or over the
-    data's min and max (lazy: NaN edges where NumPy finds the range not finite and raises)."""
+    data's min and max (lazy: a range that is not finite raises where the graph runs)."""
     fnp = namespace()
     if np.ndim(bins) == 0:
         python_value(bins, fn, f"bins[{i}]", "as a count it decides the output shape")
@@ -533,8 +540,9 @@ def _dd_edges(column, known, bins, range, i, fn):
             if lo.dtype.kind not in "fc":  # NumPy's linspace multiplies by 1.0 first
                 lo, hi = lo.astype(np.float64), hi.astype(np.float64)
             same, finite = lo == hi, fnp.isfinite(lo) & fnp.isfinite(hi)
-            lo = fnp.where(finite, fnp.where(same, lo - 0.5, lo), np.nan).astype(lo.dtype)
-            hi = fnp.where(finite, fnp.where(same, hi + 0.5, hi), np.nan).astype(hi.dtype)
+            lo, hi = (checked(v, finite, fn, "the autodetected range of the data is not finite") for v in (lo, hi))
+            lo = fnp.where(same, lo - 0.5, lo).astype(lo.dtype)
+            hi = fnp.where(same, hi + 0.5, hi).astype(hi.dtype)
             return fnp.linspace(lo, hi, n + 1, dtype=lo.dtype)
         if first == last:
             first, last = first - 0.5, last + 0.5
@@ -546,15 +554,17 @@ def _dd_edges(column, known, bins, range, i, fn):
         edges = lazy(bins)
         if edges.shape[0] == 0:
             raise _refuse(fn, f"`bins[{i}]` is empty: NumPy indexes its last edge (index -1 is out of bounds)")
+        if given is None:
+            edges = checked(edges, ~(edges[:-1] > edges[1:]), fn,
+                            f"`bins[{i}]` must be monotonically increasing, when an array")
         return edges
     raise _refuse(fn, f"`bins[{i}]` must be a scalar or 1d array")
 
 
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     """Lazy ``numpy.histogramdd``: ``(hist, edges)``, ``hist`` float64.  ``bins`` an int, a
-    sequence of ints or of 1-D edges; lazy edges are not checked to increase.  With
-    ``range=None`` a lazy sample's non-finite values (NumPy raises) give NaN edges and
-    zero counts in that dimension."""
+    sequence of ints or of 1-D edges.  NumPy's checks of lazy data (increasing edges, a
+    finite range found from the data) raise its ValueError where the graph runs."""
     fnp = namespace()
     fn = "histogramdd"
     density = python_value(density, fn, "density", "it is a flag")

@@ -15,7 +15,7 @@ dispatch       the NumPy kernel runs on CuPy arrays (NumPy's
                tril, triu, meshgrid; searchsorted; matmul, dot, vdot, inner,
                outer, tensordot, kron, trace, diagonal, cross, det, slogdet,
                inv, solve, eigh, eigvalsh, matrix_power, qr, norm, tensorinv,
-               tensorsolve; sort_complex
+               tensorsolve; sort_complex; check (the verdict read on the host)
 cupy           a kernel of its own, written against ``xp()``: fused and
                fused_reduce (generated CUDA, ``codegen``), constant, where,
                round, astype, complex; zeros, ones, full, arange (NumPy's fill recipe), eye,
@@ -47,7 +47,8 @@ A ``dispatch``/``cupy`` entry may name what the array module must have
 function fails at compile time, naming the op.
 """
 from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
-from . import creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, sorting  # noqa: F401
+from . import (  # noqa: F401
+    checks, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, sorting)
 from .support import COVERAGE, Support, check_graph, refusal, table
 
 __all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]
