@@ -39,20 +39,26 @@ def _reduce_plain(self):  # a class made here is not importable: pickle as Fgrap
     return FgraphError, self.args
 
 
-def error_like(e: BaseException, message: str) -> FgraphError:
-    """An ``FgraphError`` saying ``message`` that is also an instance of
-    ``e``'s class: a kernel's failure while a graph runs, renamed to the
-    node and the user's line, stays catchable as what NumPy raised
-    (``except FloatingPointError`` under ``np.errstate(divide="raise")``)."""
-    cls = type(e)
+def also(cls: type) -> type:
+    """An ``FgraphError`` subclass that is also the exception class ``cls``
+    (``FgraphError`` itself where ``cls`` cannot be mixed in), so a user's
+    ``except FloatingPointError`` or ``except ValueError`` catches it."""
     if cls not in _LIKE:
         try:
             _LIKE[cls] = FgraphError if issubclass(cls, FgraphError) or not issubclass(cls, Exception) else \
                 type(cls.__name__, (FgraphError, cls), {"__module__": __name__, "__reduce__": _reduce_plain})
         except TypeError:  # a class that cannot be mixed in (its instance layout)
             _LIKE[cls] = FgraphError
+    return _LIKE[cls]
+
+
+def error_like(e: BaseException, message: str) -> FgraphError:
+    """An ``FgraphError`` saying ``message`` that is also an instance of
+    ``e``'s class: a kernel's failure while a graph runs, renamed to the
+    node and the user's line, stays catchable as what NumPy raised
+    (``except FloatingPointError`` under ``np.errstate(divide="raise")``)."""
     try:
-        return _LIKE[cls](message)
+        return also(type(e))(message)
     except TypeError:  # a class whose constructor wants more than a message
         return FgraphError(message)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError
+from ..errors import DTypeError, also
 from ..operator import Tensor, lift, stack_of
 from ..shape import defop
-from ..symbol import make_node
+from ..symbol import error_at, make_node
 from ..types import set_attr
-from .compose import lazy
+from .compose import lazy, namespace
 
 __all__ = ["asarray_chkfinite"]
 
@@ -41,24 +41,15 @@ def checked(value, ok, op: str, message: str) -> Tensor:
     if not isinstance(ok, Tensor) or ok.node.op == "constant":
         known = np.asarray(ok if not isinstance(ok, Tensor) else ok.node.param("value").array)
         if not known.all():
-            raise_now(op, message)
+            raise error_at(also(ValueError), op, message)
         return value
     st = stack_of((value, ok))
     return Tensor(make_node("check", [lift(value, st), lift(ok, st)], (("op", op), ("message", message))), st)
 
 
-def raise_now(op: str, message: str):
-    from ..errors import ShapeError
-    from ..symbol import error_at
-
-    raise error_at(ShapeError, op, message)
-
-
 def asarray_chkfinite(a, dtype=None, order=None):
     """Lazy ``numpy.asarray_chkfinite``: the array, where the graph runs
     refused with NumPy's ValueError if it holds an infinity or a NaN."""
-    from .compose import namespace
-
     a = lazy(a) if dtype is None else namespace().asarray(a, dtype=dtype)
     if a.dtype.kind not in "fc":
         return a
