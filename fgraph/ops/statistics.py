@@ -26,6 +26,8 @@ from ..operator import Tensor
 from ..symbol import error_at
 from .checks import checked
 from .compose import known_value, lazy, namespace, python_value
+from .elementwise import make_complex
+from .indexing import scatter_add
 
 __all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "histogram_bin_edges", "histogram",
            "histogramdd", "histogram2d"]
@@ -432,9 +434,45 @@ def _search_sorted_inclusive(a, v):
     return fnp.concatenate((fnp.searchsorted(a, v[:-1], side="left"), fnp.searchsorted(a, v[-1:], side="right")))
 
 
+#: NumPy's histogram counts its data in blocks of this many values
+BLOCK = 65536
+
+
+def _bincount(idx, weights, length: int):
+    """``numpy.bincount(idx, weights, minlength=length)`` for indices below
+    ``length``: the weights, as float64, added to their bins in data order
+    (``numpy.add.at``), as bincount adds them: the same float64 sums."""
+    return scatter_add(weights.astype(np.float64), [idx], (length,), ("a",))
+
+
+def _blocked_bincount(idx, weights, length: int, ntype):
+    """NumPy's ``n += bincount(block).astype(ntype)`` over blocks of
+    ``BLOCK`` values (complex weights: each part alike), in order."""
+    fnp = namespace()
+
+    def count(w, dtype, cast_first: bool):
+        nblocks = -(-idx.shape[0] // BLOCK)
+        if nblocks <= 1:
+            return _bincount(idx, w, length).astype(dtype)
+        block = fnp.arange(idx.shape[0], dtype=np.intp) // BLOCK
+        per_block = scatter_add(w.astype(np.float64), [block, idx], (nblocks, length), ("a", "a"))
+        if cast_first:  # n += b.astype(ntype): n = 0 + b0, then + b1, ... in ntype
+            return fnp.cumsum(per_block.astype(dtype), axis=0)[-1]
+        n = per_block[0].astype(dtype)  # n.real += b: each sum in float64, then stored in the part's dtype
+        for b in range(1, nblocks):
+            n = (n.astype(np.float64) + per_block[b]).astype(dtype)
+        return n
+
+    if ntype.kind != "c":
+        return count(weights, ntype, True)
+    part = np.empty(0, ntype).real.dtype
+    return make_complex(count(fnp.real(weights), part, False), count(fnp.imag(weights), part, False))
+
+
 def _uniform_counts(a, weights, eb: _Edges, ntype):
     """NumPy's equal-bins path: bin indices by arithmetic, corrected by one
-    against the edges, then counted by sorting them (NumPy uses bincount)."""
+    against the edges, then counted: by sorting them, or, weighted, by
+    NumPy's bincount sums (``scatter_add``)."""
     fnp = namespace()
     n, edges = eb.n, eb.edges
     keep = (a >= eb.first) & (a <= eb.last)
@@ -449,14 +487,7 @@ def _uniform_counts(a, weights, eb: _Edges, ntype):
     targets = fnp.arange(n + 1, dtype=np.intp)
     if weights is None:
         return fnp.diff(fnp.searchsorted(fnp.sort(idx), targets, side="left"))
-    # the per-bin sums as differences of one running sum (NumPy sums each bin
-    # in data order): exact for integer and bool weights, last bits may differ for floats
-    order = fnp.argsort(idx, kind="stable")
-    bounds = fnp.searchsorted(fnp.take(idx, order), targets, side="left")
-    sw = fnp.take(weights, order)
-    acc = np.dtype(np.complex128 if ntype.kind == "c" else np.int64 if ntype.kind in "biu" else np.float64)
-    cw = fnp.concatenate((fnp.zeros(1, acc), fnp.cumsum(sw.astype(acc))))
-    return fnp.diff(fnp.take(cw, bounds)).astype(ntype)
+    return _blocked_bincount(idx, weights, n + 1, ntype)[:n]  # (bin n: the values dropped)
 
 
 def _cumulative_counts(a, weights, edges, ntype, fn):
@@ -611,15 +642,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         if not np.can_cast(weights.dtype, np.float64, "safe"):
             raise _refuse(fn, f"Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') "
                               "according to the rule 'safe'")
-        # per-bin sums as differences of one running sum: exact for integer and bool weights
-        # (summed in 64-bit integers); NumPy's bincount adds each bin in data order, so float
-        # weights may differ in the last bits
-        acc = np.dtype(np.uint64 if weights.dtype.kind == "u" else np.int64 if weights.dtype.kind in "bi"
-                       else np.float64)
-        order = fnp.argsort(flat, kind="stable")
-        bounds = fnp.searchsorted(fnp.take(flat, order), targets, side="left")
-        cw = fnp.concatenate((fnp.zeros(1, acc), fnp.cumsum(fnp.take(weights, order).astype(acc))))
-        hist = fnp.diff(fnp.take(cw, bounds)).astype(np.float64)
+        hist = _bincount(flat, weights, total + 1)[:total]  # NumPy's one bincount (bin total: outliers)
     hist = hist.reshape(core)
     if density:
         s = hist.sum()
