@@ -363,3 +363,35 @@ def test_weighted_histogram_over_blocks_is_exact(wdt):
     w = (rng.random(150_000) * 3).astype(wdt) if wdt[0] != "c" else \
         (rng.random(150_000) + 1j * rng.random(150_000)).astype(wdt)
     check(lambda xp, x, y: list(xp.histogram(x, bins=7, weights=y)), a, w)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=12), st.integers(0, 9), st.sampled_from([None, "int64", "float32"]),
+       st.sampled_from(["int64", "int32", "uint8", "bool"]))
+def test_bincount(values, minlength, wdt, xdt):
+    x = np.array(values, dtype=np.int64).astype(xdt)
+    w = None if wdt is None else np.arange(len(values)).astype(wdt) / 3
+    # known now (constants): NumPy's own length, whatever minlength
+    check(lambda xp: xp.bincount(xp.asarray(x), weights=None if w is None else xp.asarray(w), minlength=minlength))
+    # lazy: the length is minlength, so values must stay below it (checked where the graph runs)
+    length = max(minlength, int(x.max()) + 1 if x.size else 0)
+    p = fnp.placeholder(x.shape, x.dtype, name="x")
+    got = fgraph.compile(fgraph.Graph(fnp.bincount(p, weights=w, minlength=max(length, 1)), inputs=[p]))(x=x)
+    want = np.bincount(x, weights=w, minlength=max(length, 1))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_bincount_refusals():
+    p = fnp.placeholder((3,), "int64", name="x")
+    with pytest.raises(fgraph.FgraphError, match="give minlength"):
+        fnp.bincount(p)  # its length would be max(x) + 1
+    exe = fgraph.compile(fgraph.Graph(fnp.bincount(p, minlength=3)))
+    with pytest.raises(ValueError, match="a value >= minlength \\(3\\) would lengthen the result"):
+        exe(x=np.array([0, 3, 1]))
+    with pytest.raises(ValueError, match="must have no negative elements"):
+        exe(x=np.array([0, -1, 1]))
+    for bad in (np.array([1.5]), np.array([[1]]), np.array([-1])):
+        check(lambda xp, x: xp.bincount(x, minlength=2), bad)
+    check(lambda xp: xp.bincount(xp.asarray([1, 2]), minlength=-1))
+    check(lambda xp: xp.bincount(xp.asarray([1, 2]), weights=xp.asarray([1 + 1j, 2]), minlength=3))

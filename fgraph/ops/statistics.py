@@ -29,7 +29,7 @@ from .compose import known_value, lazy, namespace, python_value
 from .elementwise import make_complex
 from .indexing import scatter_add
 
-__all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "histogram_bin_edges", "histogram",
+__all__ = ["cov", "corrcoef", "digitize", "interp", "isin", "bincount", "histogram_bin_edges", "histogram",
            "histogramdd", "histogram2d"]
 
 _INTP = np.dtype(np.intp)
@@ -321,6 +321,51 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
         i = fnp.searchsorted(ts, ev, side="left")  # the first ts[i] >= ev: equal iff present
         found = fnp.take(ts, fnp.minimum(i, m - 1)) == ev
     return ~found if invert else found
+
+
+# ---------------------------------------------------------------- bincount
+
+def bincount(x, weights=None, minlength=0):
+    """Lazy ``numpy.bincount`` with ``minlength``: a static length.  NumPy
+    lengthens the result to ``max(x) + 1``; a lazy count cannot, so a value
+    at or past ``minlength`` raises where the graph runs (known values now),
+    as a negative one does in NumPy."""
+    fnp = namespace()
+    fn = "bincount"
+    minlength = python_value(minlength, fn, "minlength", "it decides the result's length")
+    x = lazy(x)
+    if x.ndim != 1:
+        raise _refuse(fn, f"x must be 1-D, not {x.ndim}-d {tuple(x.shape)}")
+    if not np.can_cast(x.dtype, np.intp, "safe"):
+        raise _refuse(fn, f"Cannot cast array data from dtype('{x.dtype}') to dtype('int64') according to the "
+                          "rule 'safe'")
+    if minlength is None or minlength < 0:
+        raise _refuse(fn, "'minlength' must not be negative")
+    known = known_value(x)
+    length = minlength
+    if known is not None and known.size:
+        if known.min() < 0:
+            raise _refuse(fn, "'list' argument must have no negative elements")
+        length = max(minlength, int(known.max()) + 1)  # known now: NumPy's own length
+    elif known is None:
+        if length == 0:
+            raise _refuse(fn, "the result's length (max(x) + 1) depends on the data: give minlength, the "
+                              "number of bins")
+        x = checked(x, x >= 0, fn, "'list' argument must have no negative elements")
+        x = checked(x, x < length, fn, f"a value >= minlength ({length}) would lengthen the result, "
+                                       "whose length is static here")
+    if x.shape[0] == 0:  # NumPy returns before it reads the weights: intp zeros
+        return fnp.zeros(length, np.intp)
+    idx = x.astype(np.intp)
+    if weights is None:
+        return scatter_add(fnp.ones(x.shape, np.intp), [idx], (length,), ("a",))
+    weights = lazy(weights)
+    if weights.shape != x.shape:
+        raise _refuse(fn, "The weights and list don't have the same length.")
+    if not np.can_cast(weights.dtype, np.float64, "safe"):
+        raise _refuse(fn, f"Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') according "
+                          "to the rule 'safe'")
+    return _bincount(idx, weights, length)
 
 
 # ---------------------------------------------------------------- histogram
