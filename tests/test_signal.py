@@ -344,3 +344,23 @@ def test_polyfit_lazy_deg_and_dispatch():
         fnp.polyfit(fnp.arange(4.0), fnp.arange(4.0), fnp.asarray(1))
     assert isinstance(np.polyfit(fnp.arange(4.0), fnp.arange(4.0), 1), fgraph.Tensor)  # NumPy's name dispatches
     check(lambda xp, x, y: xp.polyfit(x, y, 2.0), np.arange(5.0), np.arange(5.0) ** 2, **_FIT_TOL)  # int(deg)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 12), st.sampled_from(["full", "same", "valid"]),
+       st.sampled_from(["float64", "int64", "complex128", "bool"]))
+def test_convolve_in_blocks_of_outputs(n1, n2, mode, dtype):
+    # a long signal's window matrix is built a block of outputs at a time: the same values
+    import fgraph.ops.signal as signal
+
+    rng = np.random.default_rng(n1 * 100 + n2)
+    a = (rng.normal(size=n1) * 3).astype(dtype) if dtype != "complex128" else rng.normal(size=n1) + 1j
+    v = (rng.normal(size=n2) * 3).astype(dtype) if dtype != "complex128" else rng.normal(size=n2) - 2j
+    whole = np.asarray(fnp.correlate(fnp.asarray(a), fnp.asarray(v), mode))
+    saved, signal.WINDOW_VALUES = signal.WINDOW_VALUES, 7
+    try:
+        blocks = np.asarray(fnp.correlate(fnp.asarray(a), fnp.asarray(v), mode))
+        np.testing.assert_array_equal(blocks, whole)
+        check(lambda xp, x, y: xp.convolve(x, y, mode), a, v, rtol=1e-12, atol=1e-12)
+    finally:
+        signal.WINDOW_VALUES = saved

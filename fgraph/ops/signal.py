@@ -7,7 +7,9 @@ Each follows NumPy's own definition step by step, so dtypes are NumPy's and
 values are NumPy's bit for bit wherever the same operations run in the same
 order.  Two sums run in another order: ``convolve``/``correlate`` (a product
 of sliding windows, summed, where NumPy runs a dot product per output) agree
-to rounding.  Arguments that decide a shape (``mode``, ``m``, ``axis``,
+to rounding.  Their window matrix (outputs x taps, built a bounded block of
+outputs at a time) suits filters; a long signal against a long kernel does
+``len x taps`` work through memory (2e5 x 500 values: 0.9 s, NumPy 7 ms).  Arguments that decide a shape (``mode``, ``m``, ``axis``,
 ``edge_order``, ``N``, the window length ``M``) must be Python values.
 Where NumPy branches on the data, the lazy version computes both branches and
 selects (``gradient`` with coordinates) or cannot follow (``polymul`` does not
@@ -76,6 +78,11 @@ def _mode(mode, op: str) -> int:
     return index
 
 
+#: products per block of outputs in convolve/correlate (the window matrix of
+#: a block: its memory stays bounded however long the signal)
+WINDOW_VALUES = 1 << 22
+
+
 def _slide(a, v, mode: int, op: str, conjugate: bool):
     """NumPy's ``_pyarray_correlate``: ``out[k] = sum_j a[k - n_left + j] * v[j]``, the
     longer array sliding under the shorter (the output reversed when they swap)."""
@@ -96,15 +103,26 @@ def _slide(a, v, mode: int, op: str, conjugate: bool):
         a, v = v, a
     n1, n = a.shape[0], v.shape[0]
     n_left, length = {0: (0, n1 - n + 1), 1: (n // 2, n1), 2: (n - 1, n1 + n - 1)}[mode]
-    index = np.arange(length)[:, None] - n_left + np.arange(n)[None, :]
-    inside = (index >= 0) & (index < n1)
-    terms = fnp.take(a, np.where(inside, index, 0)) * v  # one row of products per output
-    if not inside.all():  # masked, not zero-padded: 0 * inf would be NaN where NumPy has no term
-        terms = fnp.where(inside, terms, False if dtype.kind == "b" else 0)
-    if dtype.kind == "b":  # NumPy's bool dot product is an OR of ANDs
-        out = fnp.any(terms, axis=-1)
-    else:
-        out = fnp.sum(terms, axis=-1, dtype=work)
+    rows = length if length * n <= WINDOW_VALUES else max(1, WINDOW_VALUES // n)
+    pieces = []
+    for start in range(0, length, rows):  # blocks of outputs: the window matrix stays bounded
+        stop = min(length, start + rows)
+        if rows == length:  # one block: its indices are a constant
+            index = np.arange(start, stop)[:, None] - n_left + np.arange(n)[None, :]
+            safe = np.where((index >= 0) & (index < n1), index, 0)
+        else:  # many: each block's indices computed where the graph runs, not stored in it
+            index = fnp.arange(start - n_left, stop - n_left)[:, None] + fnp.arange(n)[None, :]
+            safe = fnp.clip(index, 0, n1 - 1)
+        terms = fnp.take(a, safe) * v  # one row of products per output
+        if start - n_left < 0 or stop - 1 - n_left + n - 1 >= n1:
+            # masked, not zero-padded: 0 * inf would be NaN where NumPy has no term
+            inside = (index >= 0) & (index < n1)
+            terms = fnp.where(inside, terms, False if dtype.kind == "b" else 0)
+        if dtype.kind == "b":  # NumPy's bool dot product is an OR of ANDs
+            pieces.append(fnp.any(terms, axis=-1))
+        else:
+            pieces.append(fnp.sum(terms, axis=-1, dtype=work))
+    out = pieces[0] if len(pieces) == 1 else fnp.concatenate(pieces)
     if work != dtype:
         out = out.astype(dtype)
     return out[::-1] if inverted else out
