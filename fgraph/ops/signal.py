@@ -5,12 +5,14 @@ or kernel of their own): ``convolve``/``correlate``, the ``poly*`` helpers,
 
 Each follows NumPy's own definition step by step, so dtypes are NumPy's and
 values are NumPy's bit for bit wherever the same operations run in the same
-order.  Two sums run in another order: ``convolve``/``correlate`` (a product
-of sliding windows, summed, where NumPy runs a dot product per output) agree
-to rounding.  Their window matrix (outputs x taps, built a bounded block of
-outputs at a time) suits filters; a long signal against a long kernel does
-``len x taps`` work through memory (2e5 x 500 values: 0.9 s, NumPy 7 ms).  Arguments that decide a shape (``mode``, ``m``, ``axis``,
-``edge_order``, ``N``, the window length ``M``) must be Python values.
+order.  Sums that run in another order agree to rounding: ``convolve``/
+``correlate`` (a product of sliding windows, summed, where NumPy runs a dot
+product per output) and ``polyfit`` (an SVD).  The window matrix (outputs x
+taps, built a bounded block of outputs at a time) suits filters; a long
+signal against a long kernel does ``len x taps`` work through memory (2e5 x
+500 values: 0.9 s, NumPy 7 ms).  Arguments that decide a shape (``mode``,
+``m``, ``axis``, ``edge_order``, ``N``, the window length ``M``) must be
+Python values.
 Where NumPy branches on the data, the lazy version computes both branches and
 selects (``gradient`` with coordinates) or cannot follow (``polymul`` does not
 trim the leading zeros of a lazy polynomial: the length would depend on them).
