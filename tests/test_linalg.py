@@ -601,8 +601,39 @@ def test_tolerance_arrays_are_refused():
     t = fnp.asarray(np.eye(3))
     with pytest.raises(fgraph.FgraphError, match=r"(?s)tol.*scalar.*test_linalg.py"):
         fnp.linalg.matrix_rank(t, tol=np.array([0.1]))
-    with pytest.raises(fgraph.FgraphError, match=r"(?s)lstsq.*rank.*test_linalg.py"):
-        fnp.linalg.lstsq(t, t)
+    with pytest.raises(fgraph.FgraphError, match=r"(?s)rcond.*scalar.*test_linalg.py"):
+        fnp.linalg.lstsq(t, t, rcond=np.array([0.1]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.sampled_from(["float32", "float64", "complex128", "int64"]))
+def test_lstsq(data, dtype):
+    m, n = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
+    rank = data.draw(st.integers(0, min(m, n)))
+    rng = np.random.default_rng(m * 36 + n * 6 + rank)
+    a = (rng.normal(size=(m, rank)) @ rng.normal(size=(rank, n)) * 3).astype(dtype)  # this rank
+    b = (rng.normal(size=(m,) if data.draw(st.booleans()) else (m, 2)) * 3).astype(dtype)
+    rcond = data.draw(st.sampled_from([None, 1e-3, -1]))
+    want = np.linalg.lstsq(a, b, rcond=rcond)
+    got = fnp.linalg.lstsq(fnp.asarray(a), fnp.asarray(b), rcond=rcond)
+    for k in (0, 2, 3):  # x, rank, s: NumPy's, bit for bit
+        check(lambda xp, x, y: xp.linalg.lstsq(x, y, rcond=rcond)[k], a, b)
+    if m <= n or want[2] == n:
+        np.testing.assert_array_equal(np.asarray(got.residuals), want[1])
+        assert np.asarray(got.residuals).dtype == want[1].dtype
+    else:  # rank-deficient, more rows than columns: NumPy's residuals are empty, a shape the graph cannot take
+        with pytest.raises(np.linalg.LinAlgError, match=f"has rank {want[2]} < {n}"):
+            np.asarray(got.residuals)
+    d = fgraph.make("dask")
+    np.testing.assert_array_equal(np.asarray(d.linalg.lstsq(d.asarray(a), d.asarray(b), rcond=rcond)[0]), want[0])
+
+
+def test_lstsq_refusals():
+    check(lambda xp, x, y: xp.linalg.lstsq(x, y)[0], np.ones(3), np.ones(3))  # a 1-D a
+    check(lambda xp, x, y: xp.linalg.lstsq(x, y)[0], np.ones((3, 2)), np.ones(4))  # rows differ
+    x = fnp.placeholder((4, 2), "float64", name="a")
+    with pytest.raises(fgraph.FgraphError, match="lstsq.*no gradient rule"):
+        fgraph.grad(fnp.sum(fnp.linalg.lstsq(x, np.ones(4))[0]), [x])
 
 
 # ---------------------------------------------------------------- NumPy dispatch, errors, cost

@@ -804,6 +804,7 @@ _lower(["vecmat"], gufunc(1, 2))
 _lower(["det", "slogdet", "inv", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "matrix_power", "qr", "svd",
         "pinv", "matrix_rank", "cond"], gufunc(2))
 _lower(["solve"], gufunc(2, lambda nd: 1 if nd == 1 else 2))
+_lower(["lstsq"], gufunc(2, lambda nd: nd))  # 2-D only: every axis whole
 _lower(["norm", "vector_norm"], _norm)
 
 

@@ -1182,16 +1182,47 @@ def tensorsolve(a, b, axes=None):
     return _build("tensorsolve", (a, b), (("axes", None if axes is None else tuple(axes)),))
 
 
-def lstsq(a, b, rcond=None):
-    """Not lazy: ``numpy.linalg.lstsq``'s residuals have a shape that depends
-    on the computed rank, which a static graph cannot know."""
-    raise error_at(ShapeError, "lstsq", "the residuals' shape depends on the data (the rank), so lstsq cannot be a "
-                                        "static graph; use solve, pinv(a) @ b, or evaluate first")
+def _lstsq_rule(inputs, rcond, output):
+    """numpy.linalg.lstsq: (M, N) and (M,) or (M, K) -> x, residuals, rank, s.
+    The residuals are (K,) ((1,) for 1-D b) when M > N, and empty when
+    M <= N; NumPy also empties them for a rank below N, which only the data
+    tell: the kernel refuses that case where the graph runs."""
+    a, b = inputs
+    if a.ndim != 2:
+        raise ShapeError(f"{a.ndim}-dimensional array given; a must be two-dimensional")
+    if b.ndim not in (1, 2):
+        raise ShapeError(f"b must be 1- or 2-dimensional, got {b.ndim} dimensions")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise ShapeError(f"incompatible dimensions: a is {a.shape} and b is {b.shape}")
+    k = 1 if b.ndim == 1 else b.shape[1]
+    shape = [(n,) + b.shape[1:], (k if m > n else 0,), (), (min(m, n),)][output]
+    return shape, _probe(np.linalg.lstsq, inputs, shapes=((2, 1), (2,) + (1,) * (b.ndim - 1)), output=output,
+                         rcond=rcond)
 
+
+defop("lstsq", _lstsq_rule)
+
+
+class LstsqResult(NamedTuple):
+    x: Tensor
+    residuals: Tensor
+    rank: Tensor
+    s: Tensor
+
+
+def lstsq(a, b, rcond=None):
+    """Lazy ``numpy.linalg.lstsq``: ``(x, residuals, rank, s)``, NumPy's
+    values.  The residuals' shape is static: (K,) when a has more rows than
+    columns, so a rank-deficient ``a`` there (NumPy: empty residuals) raises
+    where the residuals are computed; x, rank and s are always NumPy's."""
+    (x, y), st = _nodes((a, b))
+    params = (("rcond", _scalar_param(rcond, "lstsq", "rcond")),)
+    return LstsqResult(*(Tensor(make_node("lstsq", (x, y), params + (("output", k),)), st) for k in range(4)))
 
 
 # may_raise: the kernel can fail on the data (a singular or non-definite
 # matrix, no convergence); the engine writes no variable in place before it
-for _op in ("inv", "cholesky", "solve", "eig", "eigvals", "eigh", "eigvalsh", "svd", "qr", "pinv",
+for _op in ("inv", "cholesky", "solve", "eig", "eigvals", "eigh", "eigvalsh", "svd", "qr", "pinv", "lstsq",
             "matrix_power", "matrix_rank", "cond", "norm", "tensorinv", "tensorsolve"):
     set_attr(_op, "may_raise", True)

@@ -5,17 +5,17 @@ or kernel of their own): ``convolve``/``correlate``, the ``poly*`` helpers,
 
 Each follows NumPy's own definition step by step, so dtypes are NumPy's and
 values are NumPy's bit for bit wherever the same operations run in the same
-order.  Sums that run in another order agree to rounding: ``convolve``/
-``correlate`` (a product of sliding windows, summed, where NumPy runs a dot
-product per output) and ``polyfit`` (an SVD).  The window matrix (outputs x
-taps, built a bounded block of outputs at a time) suits filters; a long
-signal against a long kernel does ``len x taps`` work through memory (2e5 x
-500 values: 0.9 s, NumPy 7 ms).  Arguments that decide a shape (``mode``,
-``m``, ``axis``, ``edge_order``, ``N``, the window length ``M``) must be
-Python values.
-Where NumPy branches on the data, the lazy version computes both branches and
-selects (``gradient`` with coordinates) or cannot follow (``polymul`` does not
-trim the leading zeros of a lazy polynomial: the length would depend on them).
+order (``polyfit`` runs NumPy's own ``lstsq``).  ``convolve``/``correlate``
+agree to rounding: a product of sliding windows, summed, where NumPy runs a
+dot product per output.  Their window matrix (outputs x taps, built a
+bounded block of outputs at a time) suits filters; a long signal against a
+long kernel does ``len x taps`` work through memory (2e5 x 500 values:
+0.9 s, NumPy 7 ms).  Arguments that decide a shape (``mode``, ``m``,
+``axis``, ``edge_order``, ``N``, the window length ``M``) must be Python
+values.  Where NumPy branches on the data, the lazy version computes both
+branches and selects (``gradient`` with coordinates) or cannot follow
+(``polymul`` does not trim the leading zeros of a lazy polynomial: the
+length would depend on them).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor
 from ..symbol import error_at
 from .compose import axis_index, lazy, namespace, python_value
-from .linalg import inv, svd
+from .linalg import inv, lstsq
 
 try:
     from numpy.exceptions import RankWarning as _RankWarning
@@ -282,31 +282,12 @@ def _inplace(target, value, op: str):
     return value.astype(target.dtype) if value.dtype != target.dtype else value
 
 
-def _lstsq(a, b, rcond):
-    """``numpy.linalg.lstsq(a, b, rcond)`` for 2-D ``b`` from one SVD, as LAPACK's gelsd:
-    singular values ``<= rcond * s[0]`` are dropped (``rcond`` outside (0, 1): machine
-    epsilon); the rank is their count.  The residuals, ``|b - a x|**2`` per column, have
-    NumPy's shape for a full rank (its empty array otherwise is decided by the caller).
-    gelsd reaches the same solution by another route: equal to rounding."""
-    fnp = namespace()
-    u, s, vh = svd(a, full_matrices=False)
-    rc = rcond if 0 < rcond < 1 else np.finfo(np.float64).eps / 2  # LAPACK's dlamch('E')
-    keep = s > rc * s[0]
-    inv_s = fnp.where(keep, 1 / fnp.where(keep, s, 1), 0)
-    complex_ = a.dtype.kind == "c"
-    uh, v = (fnp.conj(u).T, fnp.conj(vh).T) if complex_ else (u.T, vh.T)
-    x = v @ (inv_s[:, None] * (uh @ b))
-    r = b - a @ x
-    resids = fnp.sum(fnp.real(r * fnp.conj(r)) if complex_ else r * r, axis=0)
-    return x, resids, fnp.sum(keep).astype(np.int32), s
-
-
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """Lazy ``numpy.polyfit`` (``deg``, ``rcond``, ``full``, ``cov`` Python values).  The
-    least-squares solve is an SVD (NumPy's gelsd gives the same to rounding).  The rank is
-    known only when the graph runs, so ``RankWarning`` is given, and ``full=True``'s
-    residuals are NumPy's empty array for a deficient rank, only when x, y and w are not
-    lazy; for lazy inputs the residuals are always the per-column sums of squares."""
+    """Lazy ``numpy.polyfit`` (``deg``, ``rcond``, ``full``, ``cov`` Python values), through
+    ``linalg.lstsq``: NumPy's values.  The rank is known only when the graph runs, so
+    ``RankWarning`` is given, and ``full=True``'s residuals are NumPy's empty array for a
+    deficient rank, only when x, y and w are not lazy; lazily, residuals of a deficient
+    rank raise where the graph runs (their shape would change)."""
     fnp = namespace()
     op = "polyfit"
     for value, name in ((deg, "deg"), (rcond, "rcond"), (full, "full"), (cov, "cov")):
@@ -340,19 +321,15 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     scale = fnp.sqrt((lhs * lhs).sum(axis=0))
     lhs = _inplace(lhs, lhs / scale, op)
 
-    # numpy.linalg.lstsq: computed in float64 (complex128), float16 refused
+    # numpy.linalg.lstsq itself (fgraph's op: its values bit for bit); float16 refused as NumPy refuses
     for a in (lhs, rhs):
         if a.dtype.kind in "fc" and a.dtype.name not in ("float32", "float64", "complex64", "complex128"):
             raise error_at(DTypeError, op, f"array type {a.dtype.name} is unsupported in linalg")
-    t = np.dtype(np.complex128 if np.result_type(lhs.dtype, rhs.dtype).kind == "c" else np.float64)
-    b = rhs.astype(t)
-    c, resids, rank, s = _lstsq(lhs.astype(t), b[:, None] if rhs.ndim == 1 else b, rcond)
-    if rhs.ndim == 1:
-        c = c[:, 0]
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
     m, n = lhs.shape
     rank_now = int(np.asarray(rank)) if known else None
-    if m <= n or (rank_now is not None and rank_now != n):
-        resids = fnp.zeros(0, np.float64)
+    if rank_now is not None and rank_now != n and m > n:  # NumPy's empty residuals, known now
+        resids = fnp.zeros(0, resids.dtype)
     c = (c.T / scale).T
 
     if rank_now is not None and rank_now != order and not full:

@@ -15,7 +15,7 @@ dispatch       the NumPy kernel runs on CuPy arrays (NumPy's
                tril, triu, meshgrid; searchsorted; matmul, dot, vdot, inner,
                outer, tensordot, kron, trace, diagonal, cross, det, slogdet,
                inv, solve, eigh, eigvalsh, matrix_power, qr, norm, tensorinv,
-               tensorsolve; sort_complex; check (the verdict read on the host)
+               tensorsolve, lstsq; sort_complex; check (the verdict read on the host)
 cupy           a kernel of its own, written against ``xp()``: fused and
                fused_reduce (generated CUDA, ``codegen``), constant, where,
                round, astype, complex; zeros, ones, full, arange (NumPy's fill recipe), eye,

@@ -210,7 +210,7 @@ cupy("vecdot", _vecdot, None, "conj(a) @ b over the axis (matmul)")
 cupy("matvec", _matvec, None, "a @ b[..., None]")
 cupy("vecmat", _vecmat, None, "conj(a)[..., None, :] @ b")
 for _op in ("det", "slogdet", "inv", "solve", "eigh", "eigvalsh", "matrix_power", "qr", "norm", "tensorinv",
-            "tensorsolve"):
+            "tensorsolve", "lstsq"):
     _la(_op)
 for _op in ("eig", "eigvals"):
     _la(_op, f"np.linalg.{_op} -> cupy.linalg.{_op}: unsupported on a CuPy without a general eigensolver")

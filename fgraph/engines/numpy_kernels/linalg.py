@@ -38,6 +38,14 @@ def _svd(a, full_matrices, compute_uv, hermitian, output=None):
     return r if output is None else r[output]
 
 
+def _lstsq(a, b, rcond, output):
+    r = la.lstsq(a, b, rcond=rcond)
+    if output == 1 and a.shape[0] > a.shape[1] and r[2] < a.shape[1]:
+        raise la.LinAlgError(f"lstsq: a {a.shape} has rank {r[2]} < {a.shape[1]}, so NumPy's residuals are "
+                             "empty, a shape the graph's static one cannot take (x, rank and s are fine)")
+    return r[output]
+
+
 def _pinv(a, **params):
     return la.pinv(a, **params)
 
@@ -74,6 +82,7 @@ for _name, _kernel in {
     "matrix_power": lambda a, n: la.matrix_power(a, n),
     "qr": _qr,
     "svd": _svd,
+    "lstsq": _lstsq,
     "pinv": _pinv,
     # below 2-D NumPy returns a Python int
     "matrix_rank": lambda a, tol, hermitian, rtol: np.asarray(la.matrix_rank(a, tol, hermitian, rtol=rtol)),
