@@ -23,7 +23,11 @@ def make(engine: str = "numpy", dtype=None, **options) -> types.ModuleType:
     mod = types.ModuleType(f"fgraph.numpy[{engine}, {st.float_dtype}]", fnp.__doc__)
     for name in fnp.__all__:
         obj = getattr(fnp, name)
-        setattr(mod, name, _bind(obj, st) if isinstance(obj, types.FunctionType) else obj)
+        if isinstance(obj, types.FunctionType):
+            obj = _bind(obj, st)
+        elif hasattr(obj, "on_stack"):  # an object that builds nodes (np.r_, np.c_)
+            obj = obj.on_stack(st)
+        setattr(mod, name, obj)
     mod.__all__ = list(fnp.__all__)
     for sub in ("linalg", "fft"):  # sub-namespaces, bound the same way
         src = getattr(fnp, sub, None)

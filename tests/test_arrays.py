@@ -226,3 +226,30 @@ def test_ix(indices):
     check(lambda xp: xp.ix_([True, False, True], [0, 2]))
     with pytest.raises(fgraph.FgraphError, match="boolean"):
         fnp.ix_(fnp.asarray([True, False]))
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_r_and_c_index_tricks(data):
+    a = data.draw(array_of(shape=shapes(1, 1, 1, 4)))
+    b = data.draw(array_of(shape=st.just(a.shape)))
+    m = data.draw(array_of(shape=st.just((2, a.shape[0]))))
+    for build in (lambda xp, x, y, z: xp.r_[x, 0, y], lambda xp, x, y, z: xp.r_[-1:1:5j, x, 2.5],
+                  lambda xp, x, y, z: xp.r_[0:7:2, y], lambda xp, x, y, z: xp.c_[x, y],
+                  lambda xp, x, y, z: xp.c_[z.T, z.T], lambda xp, x, y, z: xp.r_["-1", z, z],
+                  lambda xp, x, y, z: xp.r_["0,2", x, y], lambda xp, x, y, z: xp.r_["0,2,0", x, y],
+                  lambda xp, x, y, z: xp.r_["1,2,0", x, y], lambda xp, x, y, z: xp.r_[z, x],
+                  lambda xp, x, y, z: xp.r_[np.int8(3), x.astype(np.int8)], lambda xp, x, y, z: xp.r_[True, x]):
+        check(build, a, b, m)  # NumPy's errors (mismatched shapes) are FgraphErrors here
+
+
+def test_r_and_c_refusals_and_stacks():
+    t = fnp.arange(3)
+    for key, match in ((("r", t), "numpy.matrix"), ((t, "0"), "first entry"), (("x,y", t), "unknown special"),
+                       ((), "at least one array"), ((slice(0, fnp.asarray(3)),), "slice bounds")):
+        with pytest.raises(fgraph.FgraphError, match=match):
+            fnp.r_[key]
+    d = fgraph.make("dask")
+    got = d.r_[0:2, d.asarray(np.arange(3.0))]
+    assert got.stack.engine == "dask"
+    np.testing.assert_array_equal(np.asarray(got), np.r_[0:2, np.arange(3.0)])

@@ -24,7 +24,7 @@ from ..symbol import error_at
 from .compose import axis_index, lazy, namespace, python_int, python_value
 
 __all__ = ["diag", "diagflat", "append", "delete", "insert", "block", "rollaxis", "resize", "fromfunction",
-           "asfortranarray", "ix_", "packbits", "unpackbits", "apply_along_axis", "apply_over_axes",
+           "asfortranarray", "ix_", "r_", "c_", "packbits", "unpackbits", "apply_along_axis", "apply_over_axes",
            "tril_indices_from", "triu_indices_from", "diag_indices_from"]
 
 
@@ -235,6 +235,92 @@ def ix_(*args):
             raise error_at(ShapeError, "ix_", f"cross index must be 1 dimensional, not {new.ndim}-d")
         out.append(fnp.reshape(lazy(new), (1,) * k + (new.shape[0],) + (1,) * (len(args) - k - 1)))
     return tuple(out)
+
+
+class _Concatenator:
+    """NumPy's ``r_``/``c_`` index tricks, lazily: slices become ``arange``
+    (or ``linspace`` for a complex step), arrays are raised to ``ndmin``
+    dimensions (1-D ones placed by ``trans1d``), every piece is cast to the
+    common dtype and all are joined along ``axis``; a leading string sets
+    ``"axis"`` or ``"axis,ndmin[,trans1d]"`` (NumPy's matrix directives
+    ``"r"``/``"c"`` are refused: fgraph has no matrix type)."""
+
+    def __init__(self, name: str, axis: int, ndmin: int, trans1d: int):
+        self.name, self.axis, self.ndmin, self.trans1d = name, axis, ndmin, trans1d
+
+    def _directive(self, item: str):
+        if item in ("r", "c"):
+            raise error_at(FgraphError, self.name, f"the {item!r} directive makes a numpy.matrix, which fgraph "
+                                                   "does not have")
+        try:
+            values = [int(v) for v in item.split(",")]
+        except ValueError:
+            raise error_at(FgraphError, self.name, f"unknown special directive {item!r}") from None
+        if len(values) > 3:
+            raise error_at(FgraphError, self.name, f"unknown special directive {item!r}")
+        return (values + [self.ndmin, self.trans1d][len(values) - 1:])[:3]
+
+    def _piece(self, item, ndmin: int, trans1d: int):
+        fnp = namespace()
+        if isinstance(item, slice):
+            if any(isinstance(v, Tensor) for v in (item.start, item.stop, item.step)):
+                raise error_at(FgraphError, self.name, "slice bounds decide the result's shape: they must be "
+                                                       "Python values")
+            start, stop, step = (0 if item.start is None else item.start), item.stop, \
+                (1 if item.step is None else item.step)
+            values = np.linspace(start, stop, num=int(abs(step))) if isinstance(step, (complex, np.complexfloating)) \
+                else np.arange(start, stop, step)
+            item = values
+        elif type(item) in np.ScalarType:
+            return fnp.reshape(lazy(item), (1,) * ndmin), item
+        x = lazy(item)
+        raised = fnp.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape)) if x.ndim < ndmin else x
+        if trans1d != -1 and x.ndim < ndmin:  # NumPy moves the original axes to trans1d
+            k2, k1 = ndmin - x.ndim, trans1d
+            k1 = k1 + k2 + 1 if k1 < 0 else k1
+            dims = list(range(ndmin))
+            raised = fnp.transpose(raised, dims[:k1] + dims[k2:] + dims[k1:k2])
+        return raised, raised.dtype
+
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        pieces, types = [], []
+        for k, item in enumerate(key):
+            if isinstance(item, str):
+                if k != 0:
+                    raise error_at(FgraphError, self.name, "special directives must be the first entry")
+                axis, ndmin, trans1d = self._directive(item)
+                continue
+            piece, kind = self._piece(item, ndmin, trans1d)
+            pieces.append(piece)
+            types.append(kind)
+        if not pieces:
+            raise error_at(FgraphError, self.name, "need at least one array to concatenate")
+        dtype = np.result_type(*types)  # Python scalars weak, as NumPy's
+        pieces = [p if p.dtype == dtype else namespace().astype(p, dtype) for p in pieces]
+        return namespace().concatenate(pieces, axis=axis)
+
+
+    def on_stack(self, stack):
+        """This index trick building on ``stack`` (for ``fgraph.make``'s namespaces)."""
+        from .. import stack as stacks
+
+        outer = self
+
+        class Bound(_Concatenator):
+            def __getitem__(self, key):
+                token = stacks.activate(stack)
+                try:
+                    return outer.__getitem__(key)
+                finally:
+                    stacks.deactivate(token)
+
+        return Bound(self.name, self.axis, self.ndmin, self.trans1d)
+
+
+r_ = _Concatenator("r_", 0, 1, -1)
+c_ = _Concatenator("c_", -1, 2, 0)
 
 
 def _bits_axis(name: str, a, axis):
