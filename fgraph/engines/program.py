@@ -50,13 +50,14 @@ class Program:
                 frees.setdefault(k, []).append(s)
         kernels = attr_table(kernel_attr)
         out_kernels = attr_table(kernel_attr.replace("_kernel", "_out_kernel"))
+        shared = _shared_results(order, slot, known, attr_table(kernel_attr + "_all"))
         instructions = []
         leaves = {}
         for k, n in enumerate(order):
             if id(n) in known or not n.inputs and n.op in ("placeholder", "variable"):
                 leaves[k] = n
                 continue
-            kernel = kernels.get(n.op)
+            kernel = shared.get(k) or kernels.get(n.op)
             if kernel is None:
                 raise FgraphError(f"op {n.op!r} has no kernel on the {engine} engine "
                                   f"(node made at {format_location(n.where)})")
@@ -138,6 +139,50 @@ def order_below(roots: Sequence[Node], known: Mapping[int, object]) -> list[Node
                 stack.pop()
                 order.append(node)
     return order
+
+
+def _shared_results(order, slot, known, all_kernels) -> dict:
+    """step -> kernel, for the outputs of one multi-output computation
+    (``svd``'s U, S and Vh: nodes alike but for their ``output`` param)
+    that a program uses more than one of: the first in the schedule runs
+    the op's ``<engine>_kernel_all`` (every output at once) and keeps the
+    results; each sibling picks its own, and the last lets them go.  So the
+    decomposition runs once a run, not once per output."""
+    groups: dict = {}
+    for k, n in enumerate(order):
+        if id(n) in known or n.op not in all_kernels or "output" not in n.kwargs:
+            continue
+        rest = tuple((name, v) for name, v in n.params if name != "output")
+        groups.setdefault((n.op, tuple(slot[id(i)] for i in n.inputs), rest), []).append(k)
+    out = {}
+    for (op, _, rest), steps in groups.items():
+        if len(steps) > 1:
+            held = _Held(all_kernels[op], dict(rest))
+            for j, k in enumerate(steps):
+                out[k] = held.picker(order[k].param("output"), first=j == 0, last=j == len(steps) - 1)
+    return out
+
+
+class _Held:
+    """The results of one multi-output computation, held between its
+    first and last sibling in a run (see ``_shared_results``)."""
+
+    __slots__ = ("compute", "params", "results")
+
+    def __init__(self, compute, params):
+        self.compute, self.params, self.results = compute, params, None
+
+    def picker(self, output: int, first: bool, last: bool):
+        def pick(*args, output=output, **params):
+            if first:  # the schedule runs it before its siblings, every run
+                self.results = self.compute(*args, **self.params)
+            value = self.results[output]
+            if last:
+                self.results = None
+            if isinstance(value, BaseException):  # an output its op refuses (lstsq's residuals)
+                raise value
+            return value
+        return pick
 
 
 def _fresh_into(out_kernel, shape, dtype):

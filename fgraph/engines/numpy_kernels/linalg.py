@@ -38,12 +38,21 @@ def _svd(a, full_matrices, compute_uv, hermitian, output=None):
     return r if output is None else r[output]
 
 
+def _lstsq_all(a, b, rcond):
+    """lstsq's four results; the residuals an error where NumPy's are empty
+    for a rank below N though the graph's shape is the full-rank one."""
+    x, residuals, rank, s = la.lstsq(a, b, rcond=rcond)
+    if a.shape[0] > a.shape[1] and rank < a.shape[1]:
+        residuals = la.LinAlgError(f"lstsq: a {a.shape} has rank {rank} < {a.shape[1]}, so NumPy's residuals "
+                                   "are empty, a shape the graph's static one cannot take (x, rank and s are fine)")
+    return x, residuals, rank, s
+
+
 def _lstsq(a, b, rcond, output):
-    r = la.lstsq(a, b, rcond=rcond)
-    if output == 1 and a.shape[0] > a.shape[1] and r[2] < a.shape[1]:
-        raise la.LinAlgError(f"lstsq: a {a.shape} has rank {r[2]} < {a.shape[1]}, so NumPy's residuals are "
-                             "empty, a shape the graph's static one cannot take (x, rank and s are fine)")
-    return r[output]
+    r = _lstsq_all(a, b, rcond)[output]
+    if isinstance(r, BaseException):
+        raise r
+    return r
 
 
 def _pinv(a, **params):
@@ -105,3 +114,10 @@ for _name, _kernel in {
     "vecmat": lambda a, b, out, dtype=None: np.vecmat(a, b, out=out, dtype=dtype),
 }.items():
     set_attr(_name, "numpy_out_kernel", _kernel)
+
+# every output at once, for programs that use several of one computation's
+# outputs (fgraph/engines/program.py: the decomposition runs once a run)
+for _name, _all in {"svd": lambda a, **p: la.svd(a, **p), "qr": lambda a, mode: la.qr(a, mode=mode),
+                    "slogdet": la.slogdet, "eigh": lambda a, UPLO: la.eigh(a, UPLO), "eig": la.eig,
+                    "lstsq": _lstsq_all}.items():
+    set_attr(_name, "numpy_kernel_all", _all)
