@@ -805,6 +805,7 @@ _lower(["det", "slogdet", "inv", "cholesky", "eigh", "eigvalsh", "eig", "eigvals
         "pinv", "matrix_rank", "cond"], gufunc(2))
 _lower(["solve"], gufunc(2, lambda nd: 1 if nd == 1 else 2))
 _lower(["lstsq"], gufunc(2, lambda nd: nd))  # 2-D only: every axis whole
+_lower(["correlate"], gufunc(1, 1))  # numpy.correlate/convolve: two 1-D arrays, each whole
 _lower(["norm", "vector_norm"], _norm)
 
 

@@ -1,32 +1,32 @@
-"""NumPy's signal and polynomial functions as compositions of other ops (no op
-or kernel of their own): ``convolve``/``correlate``, the ``poly*`` helpers,
-``polyfit``, ``vander``, ``trapezoid``, ``gradient``, ``ediff1d``,
-``unwrap``, the window functions and ``i0``.
+"""NumPy's signal and polynomial functions: ``convolve``/``correlate``, the
+``poly*`` helpers, ``polyfit``, ``vander``, ``trapezoid``, ``gradient``,
+``ediff1d``, ``unwrap``, the window functions and ``i0``.
 
-Each follows NumPy's own definition step by step, so dtypes are NumPy's and
-values are NumPy's bit for bit wherever the same operations run in the same
-order (``polyfit`` runs NumPy's own ``lstsq``).  ``convolve``/``correlate``
-agree to rounding: a product of sliding windows, summed, where NumPy runs a
-dot product per output.  Their window matrix (outputs x taps, built a
-bounded block of outputs at a time) suits filters; a long signal against a
-long kernel does ``len x taps`` work through memory (2e5 x 500 values:
-0.9 s, NumPy 7 ms).  Arguments that decide a shape (``mode``, ``m``,
-``axis``, ``edge_order``, ``N``, the window length ``M``) must be Python
-values.  Where NumPy branches on the data, the lazy version computes both
-branches and selects (``gradient`` with coordinates) or cannot follow
-(``polymul`` does not trim the leading zeros of a lazy polynomial: the
-length would depend on them).
+``convolve``/``correlate`` are one op, ``correlate``, whose kernel is
+NumPy's own (its values bit for bit, at its speed); its gradient is that of
+the same sums written with other ops (``composite_correlate``: a product of
+sliding windows, built a bounded block of outputs at a time).  The others
+compose other ops, each following NumPy's own definition step by step, so
+dtypes are NumPy's and values are NumPy's bit for bit wherever the same
+operations run in the same order (``polyfit`` runs NumPy's own ``lstsq``).
+Arguments that decide a shape (``mode``, ``m``, ``axis``, ``edge_order``,
+``N``, the window length ``M``) must be Python values.  Where NumPy
+branches on the data, the lazy version computes both branches and selects
+(``gradient`` with coordinates) or cannot follow (``polymul`` does not trim
+the leading zeros of a lazy polynomial: the length would depend on them).
 """
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor
-from ..symbol import error_at
+from ..operator import Tensor, lift, stack_of
+from ..shape import defop
+from ..symbol import error_at, make_node
 from .compose import axis_index, lazy, namespace, python_value
 from .linalg import inv, lstsq
 
@@ -80,7 +80,26 @@ def _mode(mode, op: str) -> int:
     return index
 
 
-#: products per block of outputs in convolve/correlate (the window matrix of
+def _correlate_rule(inputs, kind, mode):
+    a, v = inputs
+    n1, n2 = a.shape[0], v.shape[0]
+    length = {0: max(n1, n2) - min(n1, n2) + 1, 1: max(n1, n2), 2: n1 + n2 - 1}[mode]
+    return (length,), _sliding_dtype(kind, a.dtype, v.dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _sliding_dtype(kind: str, a: np.dtype, v: np.dtype) -> np.dtype:
+    try:
+        return getattr(np, kind)(np.ones(1, a), np.ones(1, v)).dtype  # NumPy's own, asked of NumPy
+    except TypeError as e:
+        raise DTypeError(str(e)) from None
+
+
+defop("correlate", _correlate_rule, "numpy.correlate or numpy.convolve (param kind) of two 1-D arrays; mode "
+                                    "0 valid, 1 same, 2 full")
+
+
+#: products per block of outputs in the composite convolve/correlate (the window matrix of
 #: a block: its memory stays bounded however long the signal)
 WINDOW_VALUES = 1 << 22
 
@@ -130,26 +149,41 @@ def _slide(a, v, mode: int, op: str, conjugate: bool):
     return out[::-1] if inverted else out
 
 
+def _sliding(kind: str, a, v, mode, op: str):
+    """The ``correlate`` op: NumPy's own ``numpy.<kind>`` on 1-D arrays."""
+    mode = _mode(mode, op)
+    for x, which in ((a, "first"), (v, "second")):
+        if x.ndim != 1:
+            raise error_at(ShapeError, op, f"the {which} argument must be 1-D, got shape {x.shape}")
+        if x.shape[0] == 0:
+            raise error_at(ShapeError, op, f"{which} array argument cannot be empty")
+    st = stack_of((a, v))
+    return Tensor(make_node("correlate", [lift(a, st), lift(v, st)], (("kind", kind), ("mode", mode))), st)
+
+
+def composite_correlate(kind: str, a, v, mode: int):
+    """``numpy.<kind>`` (correlate or convolve) as other ops, for gradients."""
+    if kind == "correlate":
+        return _slide(a, v, mode, kind, conjugate=True)
+    if a.shape[0] < v.shape[0]:
+        a, v = v, a
+    return _slide(a, v[::-1], mode, kind, conjugate=False)
+
+
 def correlate(a, v, mode="valid"):
     """Lazy ``numpy.correlate`` of 1-D arrays (the second conjugated when complex)."""
-    mode = _mode(mode, "correlate")
-    return _slide(lazy(a), lazy(v), mode, "correlate", conjugate=True)
+    return _sliding("correlate", lazy(a), lazy(v), mode, "correlate")
 
 
 def convolve(a, v, mode="full"):
     """Lazy ``numpy.convolve`` of 1-D arrays (0-d ones count as length 1)."""
     fnp = namespace()
     a, v = fnp.atleast_1d(lazy(a)), fnp.atleast_1d(lazy(v))
-    if a.ndim == 1 and a.shape[0] == 0:
-        raise error_at(ShapeError, "convolve", "a cannot be empty")
-    if v.ndim == 1 and v.shape[0] == 0:
-        raise error_at(ShapeError, "convolve", "v cannot be empty")
-    if len(v) > len(a):
-        a, v = v, a
-    return _slide(a, v[::-1], _mode(mode, "convolve"), "convolve", conjugate=False)
+    for x, name in ((a, "a"), (v, "v")):
+        if x.ndim == 1 and x.shape[0] == 0:
+            raise error_at(ShapeError, "convolve", f"{name} cannot be empty")
+    return _sliding("convolve", a, v, mode, "convolve")
 
-
-# ---------------------------------------------------------------- polynomials
 
 def polyval(p, x):
     """Lazy ``numpy.polyval`` by Horner's rule (one step per coefficient: ``len(p)`` is static)."""

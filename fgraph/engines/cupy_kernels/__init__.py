@@ -35,7 +35,8 @@ cupy           a kernel of its own, written against ``xp()``: fused and
                NumPy engine's kernels, which are written against ``xp()``
                (cuBLAS products, device scratch); random_uniform (Philox on
                the host, uploaded); erf (a generated ElementwiseKernel);
-               fft (``cupy.fft``: cuFFT, to rounding)
+               fft (``cupy.fft``: cuFFT, to rounding); correlate (xp.correlate
+               / xp.convolve)
 unsupported    eig and eigvals where CuPy has no ``linalg.eig``; per node:
                where= on mean/var/std (and nan- forms), max/min where=
                without initial=, weighted quantiles, quantile methods CuPy
@@ -48,7 +49,7 @@ function fails at compile time, naming the op.
 """
 from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
 from . import (  # noqa: F401
-    checks, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, sorting)
+    checks, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, signal, sorting)
 from .support import COVERAGE, Support, check_graph, refusal, table
 
 __all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]
