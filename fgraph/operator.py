@@ -16,7 +16,7 @@ import numpy as np
 from . import stack as _stack
 from .errors import DTypeError, FgraphError, ShapeError, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, defop
-from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id
+from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id, refuse_out
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -375,8 +375,7 @@ class Tensor:
         return self.stack.namespace or _namespace()
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if kwargs.get("out") is not None:
-            raise error_at(FgraphError, ufunc.__name__, "out= cannot write into an fgraph array: they are immutable")
+        refuse_out(ufunc.__name__, kwargs.get("out"))
         kwargs.pop("out", None)
         ns = _namespace()
         name = ufunc.__name__

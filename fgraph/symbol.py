@@ -271,6 +271,12 @@ def error_at(cls, op: str, detail: str, where=None):
     return cls(f"{op}: {detail}\n  at {loc}")
 
 
+def refuse_out(op: str, out) -> None:
+    """NumPy's ``out=`` refused: lazy arrays are immutable, nothing can be written into one."""
+    if out is not None:
+        raise error_at(FgraphError, op, "out= cannot write into an fgraph array: they are immutable")
+
+
 # ---------------------------------------------------------------- traversal
 
 def topological(outputs: Iterable[Node]) -> list[Node]:

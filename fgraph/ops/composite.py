@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError
 from ..operator import Tensor
-from ..symbol import error_at
+from ..symbol import error_at, refuse_out
 from .compose import lazy as _lazy
 from .compose import namespace as _np
 
@@ -117,15 +117,13 @@ def _signed_infinity(x, negative: bool, op: str):
 
 def isposinf(x, out=None):
     """Lazy ``numpy.isposinf``."""
-    if out is not None:
-        raise error_at(FgraphError, "isposinf", "out= cannot write into an fgraph array: they are immutable")
+    refuse_out("isposinf", out)
     return _signed_infinity(x, False, "isposinf")
 
 
 def isneginf(x, out=None):
     """Lazy ``numpy.isneginf``."""
-    if out is not None:
-        raise error_at(FgraphError, "isneginf", "out= cannot write into an fgraph array: they are immutable")
+    refuse_out("isneginf", out)
     return _signed_infinity(x, True, "isneginf")
 
 

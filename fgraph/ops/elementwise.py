@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, apply, lift, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
-from ..symbol import error_at, make_node
+from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
 
 # gufuncs live in linalg; isnat is for datetimes only
@@ -46,8 +46,7 @@ def _ufunc_function(public: str, name: str):
     ufunc = UFUNCS[name]
 
     def fn(*args, out=None, where=True, dtype=None, casting="same_kind", order="K", subok=True, signature=None):
-        if out is not None:
-            raise error_at(FgraphError, public, "out= cannot write into an fgraph array: they are immutable")
+        refuse_out(public, out)
         if where is not True:
             raise error_at(FgraphError, public, "where= leaves elements undefined; use "
                                                 "fgraph.numpy.where(mask, f(x), x) instead")
@@ -151,8 +150,7 @@ _NO_VALUE = object()
 
 def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):
     """Lazy ``numpy.clip``; either bound may be None (NumPy 2 and Array API forms)."""
-    if out is not None:
-        raise error_at(FgraphError, "clip", "out= cannot write into an fgraph array: they are immutable")
+    refuse_out("clip", out)
     lo = min if a_min is _NO_VALUE else a_min
     hi = max if a_max is _NO_VALUE else a_max
     lo = None if lo is _NO_VALUE else lo
@@ -187,8 +185,7 @@ defop("imag", _probe_rule(np.imag), "numpy.imag", elementwise=True, nin=1)
 
 def round(a, decimals=0, out=None):
     """Lazy ``numpy.round`` (half to even, as NumPy)."""
-    if out is not None:
-        raise error_at(FgraphError, "round", "out= cannot write into an fgraph array: they are immutable")
+    refuse_out("round", out)
     return apply("round", (a,), (("decimals", int(decimals)),))
 
 

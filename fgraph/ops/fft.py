@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
 from ..shape import defop
-from ..symbol import error_at, make_node
+from ..symbol import error_at, make_node, refuse_out
 from .compose import axis_index, namespace, python_int
 
 __all__: list[str] = []  # nothing in the main namespace: fgraph.numpy.fft holds FFT_ALL
@@ -57,8 +57,7 @@ defop("fft", _fft_rule, "numpy.fft's 1-D transforms (params kind, n, axis, norm)
 
 def _transform(kind: str, a, n, axis, norm, out, name: str | None = None) -> Tensor:
     name = name or kind
-    if out is not None:
-        raise error_at(FgraphError, name, "out= cannot write into an fgraph array: they are immutable")
+    refuse_out(name, out)
     if norm not in NORMS:
         raise error_at(FgraphError, name, f'Invalid norm value {norm!r}; should be "backward", "ortho" or "forward"')
     st = stack_of((a,))
@@ -137,8 +136,7 @@ def _nd_args(name: str, a, s, axes, invreal: bool):
 def _nd(name: str, a, s, axes, norm, out, first_kind: str | None, rest_kind: str):
     """NumPy's sequence: ``first_kind`` on the last axis (if given), then
     ``rest_kind`` on the others, last to first."""
-    if out is not None:
-        raise error_at(FgraphError, name, "out= cannot write into an fgraph array: they are immutable")
+    refuse_out(name, out)
     s, axes = _nd_args(name, a, s, axes, invreal=False)
     order = list(range(len(axes)))
     if first_kind is not None:
@@ -166,8 +164,7 @@ def rfftn(a, s=None, axes=None, norm=None, out=None):
 
 def irfftn(a, s=None, axes=None, norm=None, out=None):
     """Lazy ``numpy.fft.irfftn``: ``ifft`` on all axes but the last, then ``irfft`` on it."""
-    if out is not None:
-        raise error_at(FgraphError, "irfftn", "out= cannot write into an fgraph array: they are immutable")
+    refuse_out("irfftn", out)
     s, axes = _nd_args("irfftn", a, s, axes, invreal=True)
     for i in range(len(axes) - 1):
         a = _transform("ifft", a, s[i], axes[i], norm, None, "irfftn")

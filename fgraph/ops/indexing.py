@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
 from ..operator import Tensor, apply, constant_node, lift, stack_of
 from ..shape import broadcast_shapes, defop, normalize_axis, probe, result_type, size_of
-from ..symbol import error_at, make_node
+from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
 
 __all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
@@ -344,8 +344,7 @@ def _axis_param(axis, ndim):
 def take(a, indices, axis=None, out=None, mode="raise"):
     """Lazy ``numpy.take``; a constant index out of range raises when the node
     is made, a lazy one when the graph runs (mode='raise')."""
-    if out is not None:
-        raise error_at(FgraphError, "take", "out= cannot write into an fgraph array: they are immutable")
+    refuse_out("take", out)
     st = stack_of((a, indices))
     an, ind = lift(a, st), lift(indices, st)
     ax = _axis_param(axis, an.ndim)
@@ -420,8 +419,7 @@ defop("choose", _choose_rule, "numpy.choose(a, choices, mode); inputs: a, *choic
 
 def choose(a, choices, out=None, mode="raise"):
     """Lazy ``numpy.choose``; ``choices`` is a sequence or an array (its first axis)."""
-    if out is not None:
-        raise error_at(FgraphError, "choose", "out= cannot write into an fgraph array: they are immutable")
+    refuse_out("choose", out)
     if isinstance(choices, (Tensor, np.ndarray)):
         if choices.ndim == 0:
             raise error_at(ShapeError, "choose", "choices must be a sequence or an array of at least one dimension")

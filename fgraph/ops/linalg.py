@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of, ufunc_dtypes
-from ..symbol import error_at, make_node
+from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "trace", "diagonal",
@@ -50,11 +50,6 @@ def _build(op: str, args, params: tuple = ()) -> Tensor:
 def _nodes(args):
     st = stack_of(args)
     return [lift(a, st) for a in args], st
-
-
-def _no_out(op: str, out) -> None:
-    if out is not None:
-        raise error_at(FgraphError, op, "out= cannot write into an fgraph array: they are immutable")
 
 
 def _axis(axis, ndim: int):
@@ -162,7 +157,7 @@ def matmul(x1, x2, /, out=None, *, dtype=None, **kwargs):
     """Lazy ``numpy.matmul`` (also ``a @ b``): NumPy's rules for 1-D operands,
     batch broadcasting and dtypes; mismatched inner dimensions raise
     ShapeError when the node is made."""
-    _no_out("matmul", out)
+    refuse_out("matmul", out)
     _no_gufunc_kwargs("matmul", kwargs)
     return _build("matmul", (x1, x2), () if dtype is None else (("dtype", np.dtype(dtype)),))
 
@@ -197,7 +192,7 @@ defop("dot", _dot_rule, cost=_dot_cost)
 
 def dot(a, b, out=None):
     """Lazy ``numpy.dot`` (N-D rules: a's last axis with b's second-to-last)."""
-    _no_out("dot", out)
+    refuse_out("dot", out)
     return _build("dot", (a, b))
 
 
@@ -256,7 +251,7 @@ defop("outer", _outer_rule, cost=lambda inputs, params: inputs[0].size * inputs[
 
 def outer(a, b, out=None):
     """Lazy ``numpy.outer`` (inputs are flattened)."""
-    _no_out("outer", out)
+    refuse_out("outer", out)
     return _build("outer", (a, b))
 
 
@@ -470,7 +465,7 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
     results equal NumPy's exactly.  ``order`` is accepted and ignored (the
     result's memory layout is the engine's business).
     """
-    _no_out("einsum", out)
+    refuse_out("einsum", out)
     if not operands:
         raise error_at(FgraphError, "einsum", "no subscripts given")
     if isinstance(operands[0], str):
@@ -524,7 +519,7 @@ defop("trace", _trace_rule)
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """Lazy ``numpy.trace``."""
-    _no_out("trace", out)
+    refuse_out("trace", out)
     (x,), st = _nodes((a,))
     params = (("offset", _int_param(offset, "trace", "offset")), ("axis1", _axis(axis1, x.ndim)),
               ("axis2", _axis(axis2, x.ndim)))
@@ -594,7 +589,7 @@ defop("vecdot", _vecdot_rule, cost=_vecdot_cost)
 def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
     """Lazy ``numpy.vecdot`` (the Array API's ``vecdot``): the dot product of
     vectors along ``axis``, conjugating ``x1``; other axes broadcast."""
-    _no_out("vecdot", out)
+    refuse_out("vecdot", out)
     _no_gufunc_kwargs("vecdot", kwargs)
     (a, b), st = _nodes((x1, x2))
     axis = _int_param(axis, "vecdot", "axis")
@@ -633,14 +628,14 @@ defop("vecmat", _vecmat_rule,
 
 def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
     """Lazy ``numpy.matvec``: matrix-vector products over stacks."""
-    _no_out("matvec", out)
+    refuse_out("matvec", out)
     _no_gufunc_kwargs("matvec", kwargs)
     return _build("matvec", (x1, x2), () if dtype is None else (("dtype", np.dtype(dtype)),))
 
 
 def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
     """Lazy ``numpy.vecmat``: vector-matrix products over stacks, conj(x1)."""
-    _no_out("vecmat", out)
+    refuse_out("vecmat", out)
     _no_gufunc_kwargs("vecmat", kwargs)
     return _build("vecmat", (x1, x2), () if dtype is None else (("dtype", np.dtype(dtype)),))
 
@@ -1130,7 +1125,7 @@ defop("multi_dot", _multi_dot_rule)
 
 def multi_dot(arrays, *, out=None):
     """Lazy ``numpy.linalg.multi_dot`` (NumPy picks the product order at run time)."""
-    _no_out("multi_dot", out)
+    refuse_out("multi_dot", out)
     return _build("multi_dot", tuple(arrays))
 
 

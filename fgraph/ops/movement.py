@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor
 from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
-from ..symbol import error_at, make_node
+from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
 from .creation import asarray
 
@@ -86,11 +86,6 @@ def _index(op: str, value, what: str) -> int:
 
 def _node(op: str, x: Tensor, params: tuple) -> Tensor:
     return Tensor(make_node(op, [x.node], params), x.stack)
-
-
-def _no_out(op: str, out) -> None:
-    if out is not None:
-        raise _fail(op, "out= cannot write into an fgraph array: they are immutable", FgraphError)
 
 
 # ---------------------------------------------------------------- primitive ops
@@ -483,7 +478,7 @@ def _tensors(op: str, arrays) -> list:
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Lazy ``numpy.concatenate``; ``axis=None`` flattens first.  The dtype is
     NumPy's ``result_type`` of the arrays (or ``dtype``, checked by ``casting``)."""
-    _no_out("concatenate", out)
+    refuse_out("concatenate", out)
     ts = _tensors("concatenate", arrays)
     if not ts:
         raise _fail("concatenate", "need at least one array to concatenate")
@@ -500,7 +495,7 @@ concat = concatenate  # NumPy 2 and the Array API name
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Lazy ``numpy.stack``: join along a new axis (reshape + concatenate)."""
-    _no_out("stack", out)
+    refuse_out("stack", out)
     ts = _tensors("stack", arrays)
     if not ts:
         raise _fail("stack", "need at least one array to stack")

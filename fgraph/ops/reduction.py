@@ -31,7 +31,7 @@ from ..array_api import canonical_dtype
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop
-from ..symbol import Const, Scalar, describe, error_at, make_node
+from ..symbol import Const, Scalar, describe, error_at, make_node, refuse_out
 
 _NoValue = np._NoValue
 
@@ -230,8 +230,7 @@ def _validate(op: str, inputs, kw: dict) -> None:
 
 def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
     """Validate against NumPy on probes, normalise the params, make the node."""
-    if out is not None:
-        raise error_at(FgraphError, op, "out= cannot write into an fgraph array: they are immutable")
+    refuse_out(op, out)
     if kw.get("mean", _NoValue) is not _NoValue:
         raise error_at(FgraphError, op, "mean= (a precomputed mean) is not supported; fgraph computes the "
                                         "mean itself and CSE shares it")

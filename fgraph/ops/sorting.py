@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
-from ..symbol import error_at, make_node
+from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
 from .indexing import _axis_param, data_dependent
 
@@ -26,11 +26,6 @@ __all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_comp
            "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all"]
 
 _INTP = np.dtype(np.intp)
-
-
-def _refuse_out(op, out):
-    if out is not None:
-        raise error_at(FgraphError, op, "out= cannot write into an fgraph array: they are immutable")
 
 
 def _refuse_order(op, order):
@@ -248,7 +243,7 @@ for _name in _ORDER_STATS:
 
 
 def _order_stat(name, a, q, axis, out, keepdims, method="linear", weights=None):
-    _refuse_out(name, out)
+    refuse_out(name, out)
     st = stack_of((a, q, weights))
     node = lift(a, st)
     if axis is not None:
