@@ -24,7 +24,8 @@ from .compose import lazy as _lazy
 from .compose import namespace as _np
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf", "isreal", "iscomplex",
-           "isrealobj", "iscomplexobj", "common_type", "min_scalar_type", "einsum_path", "nan_to_num", "angle", "sinc", "ndim", "shape", "size"]
+           "isrealobj", "iscomplexobj", "common_type", "min_scalar_type", "einsum_path", "nan_to_num", "angle", "sinc",
+           "ndim", "shape", "size"]
 
 
 def _is_python_scalar(x) -> bool:

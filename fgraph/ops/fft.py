@@ -13,6 +13,7 @@ are not defined: they are for real floating dtypes only (see README).
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
 from ..shape import defop
 from ..symbol import error_at, make_node, refuse_out
-from .compose import axis_index, namespace, python_int
+from .compose import axis_index, lazy, namespace, python_int, python_value
 
 __all__: list[str] = []  # nothing in the main namespace: fgraph.numpy.fft holds FFT_ALL
 FFT_ALL = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
@@ -105,8 +106,8 @@ def ihfft(a, n=None, axis=-1, norm=None, out=None):
 
 def _nd_args(name: str, a, s, axes, invreal: bool):
     """NumPy's ``_cook_nd_args``: the lengths and axes of an n-D transform."""
-    if isinstance(s, Tensor) or isinstance(axes, Tensor):
-        raise error_at(FgraphError, name, "s and axes decide the result's shape, so they must be known now")
+    python_value(s, name, "s")
+    python_value(axes, name, "axes")
     shape = tuple(getattr(a, "shape", np.shape(a)))
     shapeless = s is None
     if s is None:
@@ -114,8 +115,6 @@ def _nd_args(name: str, a, s, axes, invreal: bool):
     s = list(s)
     if axes is None:
         if not shapeless:
-            import warnings
-
             warnings.warn("`axes` should not be `None` if `s` is not `None` (Deprecated in NumPy 2.0). In a future "
                           "version of NumPy, this will raise an error and `s[i]` will correspond to the size along "
                           "the transformed axis specified by `axes[i]`. To retain current behaviour, pass a "
@@ -207,8 +206,7 @@ def rfftfreq(n, d=1.0, device=None):
 
 
 def _shift(name: str, x, axes, sign: int):
-    fnp = namespace()
-    x = x if isinstance(x, Tensor) else fnp.asarray(x)
+    fnp, x = namespace(), lazy(x)
     if axes is None:
         axes = tuple(range(x.ndim))
         shift = [sign * (dim // 2) for dim in x.shape]
