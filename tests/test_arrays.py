@@ -42,31 +42,30 @@ def test_append(data):
         check(lambda xp, x, y: xp.append(x, y, axis=axis), a, b)  # NumPy's errors for mismatched shapes
 
 
-def _index_objs(n):
-    """Indices, slices, boolean masks, sequences (in and out of range) for an axis of n."""
+def _array_axis_obj(data):
+    """An array, an axis (or None: flattened) and positions along it for
+    delete/insert: indices, slices, boolean masks, sequences, in and out of range."""
+    a = data.draw(array_of(shape=shapes(1, 3, 1, 4)))
+    axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1))
+    n = a.size if axis is None else a.shape[axis]
     ix = st.integers(-n - 2, n + 2)
-    return st.one_of(ix, st.lists(ix, max_size=4), st.builds(slice, st.none() | ix, st.none() | ix,
-                                                             st.none() | st.sampled_from([1, 2, -1])),
-                     st.lists(st.booleans(), min_size=n, max_size=n))
+    obj = data.draw(st.one_of(ix, st.lists(ix, max_size=4),
+                              st.builds(slice, st.none() | ix, st.none() | ix, st.none() | st.sampled_from([1, 2, -1])),
+                              st.lists(st.booleans(), min_size=n, max_size=n)))
+    return a, axis, obj
 
 
 @settings(max_examples=80)
 @given(st.data())
 def test_delete(data):
-    a = data.draw(array_of(shape=shapes(1, 3, 1, 4)))
-    axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1))
-    n = a.size if axis is None else a.shape[axis]
-    obj = data.draw(_index_objs(n))
+    a, axis, obj = _array_axis_obj(data)
     check(lambda xp, x: xp.delete(x, obj, axis=axis), a)
 
 
 @settings(max_examples=80)
 @given(st.data())
 def test_insert(data):
-    a = data.draw(array_of(shape=shapes(1, 3, 1, 4)))
-    axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1))
-    n = a.size if axis is None else a.shape[axis]
-    obj = data.draw(_index_objs(n))
+    a, axis, obj = _array_axis_obj(data)
     values = data.draw(array_of(shape=shapes(0, 2, 1, 3)))
     with np.errstate(all="ignore"):  # values cast (unsafely) to a's dtype, as NumPy casts them
         check(lambda xp, x, v: xp.insert(x, obj, v, axis=axis), a, values)
