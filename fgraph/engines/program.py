@@ -176,13 +176,21 @@ class _Held:
         def pick(*args, output=output, **params):
             if first:  # the schedule runs it before its siblings, every run
                 self.results = self.compute(*args, **self.params)
-            value = self.results[output]
+            results = self.results
             if last:
                 self.results = None
-            if isinstance(value, BaseException):  # an output its op refuses (lstsq's residuals)
-                raise value
-            return value
+            return picked(results, output)
         return pick
+
+
+def picked(results, output: int | None):
+    """Output ``output`` of a multi-output kernel's ``results`` (None: the
+    single result); an output held as an exception is one its op refuses
+    (lstsq's residuals where NumPy's would change shape): raised."""
+    value = results if output is None else results[output]
+    if isinstance(value, BaseException):
+        raise value
+    return value
 
 
 def _fresh_into(out_kernel, shape, dtype):

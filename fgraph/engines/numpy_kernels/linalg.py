@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ops.linalg import einsum_optimize_arg
 from ...types import set_attr
+from ..program import picked
 
 la = np.linalg
 
@@ -28,16 +29,6 @@ def _cross(a, b, axisa, axisb, axisc):
         return np.cross(a, b, axisa=axisa, axisb=axisb, axisc=axisc)
 
 
-def _qr(a, mode, output=None):
-    r = la.qr(a, mode=mode)
-    return r if output is None else r[output]
-
-
-def _svd(a, full_matrices, compute_uv, hermitian, output=None):
-    r = la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
-    return r if output is None else r[output]
-
-
 def _lstsq_all(a, b, rcond):
     """lstsq's four results; the residuals an error where NumPy's are empty
     for a rank below N though the graph's shape is the full-rank one."""
@@ -48,19 +39,21 @@ def _lstsq_all(a, b, rcond):
     return x, residuals, rank, s
 
 
-def _lstsq(a, b, rcond, output):
-    r = _lstsq_all(a, b, rcond)[output]
-    if isinstance(r, BaseException):
-        raise r
-    return r
+#: the multi-output ops' kernels of every output at once; programs that use
+#: several outputs of one computation run it once (engines/program.py), and
+#: each output's own kernel picks from it (``output`` None: the one result)
+_ALL = {"svd": lambda a, **p: la.svd(a, **p), "qr": lambda a, mode: la.qr(a, mode=mode), "slogdet": la.slogdet,
+        "eigh": lambda a, UPLO: la.eigh(a, UPLO), "eig": la.eig, "lstsq": _lstsq_all}
+
+
+def _one_output(compute):
+    def kernel(*args, output=None, **params):
+        return picked(compute(*args, **params), output)
+    return kernel
 
 
 def _pinv(a, **params):
     return la.pinv(a, **params)
-
-
-def _eig(a, output):
-    return la.eig(a)[output]
 
 
 for _name, _kernel in {
@@ -80,18 +73,12 @@ for _name, _kernel in {
     "kron": np.kron,
     "cross": _cross,
     "det": la.det,
-    "slogdet": lambda a, output: la.slogdet(a)[output],
     "inv": la.inv,
     "solve": la.solve,
     "cholesky": lambda a, upper: la.cholesky(a, upper=upper),
-    "eigh": lambda a, UPLO, output: la.eigh(a, UPLO)[output],
     "eigvalsh": lambda a, UPLO: la.eigvalsh(a, UPLO),
-    "eig": _eig,
     "eigvals": la.eigvals,
     "matrix_power": lambda a, n: la.matrix_power(a, n),
-    "qr": _qr,
-    "svd": _svd,
-    "lstsq": _lstsq,
     "pinv": _pinv,
     # below 2-D NumPy returns a Python int
     "matrix_rank": lambda a, tol, hermitian, rtol: np.asarray(la.matrix_rank(a, tol, hermitian, rtol=rtol)),
@@ -115,9 +102,6 @@ for _name, _kernel in {
 }.items():
     set_attr(_name, "numpy_out_kernel", _kernel)
 
-# every output at once, for programs that use several of one computation's
-# outputs (fgraph/engines/program.py: the decomposition runs once a run)
-for _name, _all in {"svd": lambda a, **p: la.svd(a, **p), "qr": lambda a, mode: la.qr(a, mode=mode),
-                    "slogdet": la.slogdet, "eigh": lambda a, UPLO: la.eigh(a, UPLO), "eig": la.eig,
-                    "lstsq": _lstsq_all}.items():
+for _name, _all in _ALL.items():
     set_attr(_name, "numpy_kernel_all", _all)
+    set_attr(_name, "numpy_kernel", _one_output(_all))
