@@ -286,7 +286,8 @@ def test_make_complex_copies_the_parts(data, dt_re, dt_im):
                                   np.asarray(make_complex(fnp.asarray(re), fnp.asarray(im))))
 
 
-@pytest.mark.parametrize("re", [1.5, np.float32(2.0), np.array([True]), np.array([1], "int8"), np.array([1.0], "float16")])
+@pytest.mark.parametrize("re", [1.5, np.float32(2.0), np.array([True]), np.array([1], "int8"),
+                                np.array([1.0], "float16")])
 @pytest.mark.parametrize("im", [0.5, np.array([2.0], "float32"), np.array([3], "int64"), np.array([False])])
 def test_make_complex_dtype_is_the_arithmetic_forms(re, im):
     from fgraph.ops.elementwise import make_complex

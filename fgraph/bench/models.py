@@ -628,7 +628,8 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
         print(f"  measuring {net} batch {b} ...", flush=True)
         rows.append(measure(net, b, repeats, ort))
     md = [f"# fgraph models benchmark\n\n{environment()}\n",
-          f"Times: best of >= {repeats} interleaved rounds (the quiet ones), ms; memory: MB; `peak_*`: RSS high-water in a fresh process (the "
+          f"Times: best of >= {repeats} interleaved rounds (the quiet ones), ms; memory: MB; `peak_*`: RSS "
+          f"high-water in a fresh process (the "
           f"memory the run adds to the loaded weights and program); the digits CNN row is a training step "
           f"(forward, backward, Adam) at batch {DIGITS_BATCH}; `*_other_cores`: other processes' CPU use during "
           f"the timing.\n",
