@@ -109,14 +109,21 @@ def _canonical(v):
     return v
 
 
+#: the leaves whose value is not known when the graph is built (fed, or state)
+_TRACED_LEAVES = frozenset(("placeholder", "variable"))
+
+
 class Node:
     """One immutable node of a computation graph.
 
     Equality is identity; structural equality is ``a.key == b.key`` (a
     128-bit structural key), which is what CSE and the result cache use.
+    ``concrete`` is True when no placeholder or variable lies below the node
+    (its value depends on constants alone), computed from the inputs' flags.
     """
 
-    __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "_hash", "_key2", "__weakref__")
+    __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "concrete", "_hash", "_key2",
+                 "__weakref__")
 
     def __init__(self, op: str, params: tuple, inputs: tuple, shape: tuple, dtype: np.dtype,
                  weak: bool = False, name: str | None = None, where: tuple | None = None):
@@ -129,6 +136,18 @@ class Node:
         s(self, "weak", weak)
         s(self, "name", name)
         s(self, "where", where)
+        # concrete: no placeholder or variable below, so the value is known
+        # without feeds (an evaluation point may compute it).  Set once from
+        # the inputs' flags: O(inputs) per node, never a walk of the graph.
+        if inputs:
+            concrete = True
+            for i in inputs:
+                if not i.concrete:
+                    concrete = False
+                    break
+        else:
+            concrete = op not in _TRACED_LEAVES
+        s(self, "concrete", concrete)
         ih = tuple([i._hash for i in inputs])
         s(self, "_hash", hash((op, params, ih, shape, dtype, weak)))
         ih2 = tuple([i._key2 for i in inputs])
