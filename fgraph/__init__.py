@@ -5,7 +5,7 @@
 
 See README.md and DESIGN.md.
 """
-from .errors import DTypeError, FgraphError, IndexingError, ShapeError
+from .errors import AxisError, DTypeError, FgraphError, IndexingError, ShapeError
 from . import numpy  # noqa: F401  (the default stack; registers every op)
 from .engines import compile, get_engine, register_engine
 from .autodiff import grad, jvp, value_and_grad, vjp
@@ -21,7 +21,7 @@ from .types import attr_table, get_attr, register_op, registered_ops, set_attr
 __version__ = "0.1.0"
 
 __all__ = [
-    "FgraphError", "ShapeError", "DTypeError", "IndexingError", "Graph", "Tensor", "compile", "jit", "make", "optimise",
-    "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
+    "FgraphError", "ShapeError", "DTypeError", "IndexingError", "AxisError", "Graph", "Tensor", "compile", "jit",
+    "make", "optimise", "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
     "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim", "nn",
 ]

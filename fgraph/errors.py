@@ -8,12 +8,9 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # Frames inside these trees are library code, never the user's line:
 # NumPy's dispatch layer sits between the user and __array_function__.
 _LIBRARY_DIRS = (_PKG_DIR,)
-try:  # pragma: no cover - numpy is a hard dependency
-    import numpy as _np
+import numpy as _np
 
-    _LIBRARY_DIRS += (os.path.dirname(os.path.abspath(_np.__file__)) + os.sep,)
-except Exception:  # pragma: no cover
-    pass
+_LIBRARY_DIRS += (os.path.dirname(os.path.abspath(_np.__file__)) + os.sep,)
 
 
 class FgraphError(Exception):
@@ -30,6 +27,15 @@ class DTypeError(FgraphError, TypeError):
 
 class IndexingError(ShapeError, IndexError):
     """An index out of range or of a kind a static shape cannot hold (also an IndexError)."""
+
+
+class AxisError(ShapeError, _np.exceptions.AxisError):
+    """An axis out of range for an array's dimensions: also NumPy's
+    ``AxisError`` (so a ``ValueError`` and an ``IndexError``, as NumPy's is)."""
+
+    def __init__(self, message):
+        _np.exceptions.AxisError.__init__(self, message)  # NumPy's one-argument form: the message
+        Exception.__init__(self, message)
 
 
 _LIKE: dict[type, type] = {}

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .errors import DTypeError, ShapeError
+from .errors import AxisError, DTypeError, ShapeError
 from .types import register_op
 
 Shape = tuple
@@ -64,7 +64,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
 def normalize_axis(axis: int, ndim: int) -> int:
     axis = _index(axis, "axis")
     if not -ndim <= axis < ndim:
-        raise ShapeError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else 0
 
 

@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 
 from ..array_api import canonical_dtype
-from ..errors import DTypeError, FgraphError, ShapeError
+from ..errors import AxisError, DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop
 from ..symbol import Const, Scalar, describe, error_at, make_node, refuse_out
@@ -248,8 +248,9 @@ def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
         _validate(op, inputs, kw)
     except FgraphError as err:
         raise error_at(type(err), op, f"{err} (inputs: {describe(inputs)})") from None
-    except (ValueError, IndexError) as err:
-        raise error_at(ShapeError, op, f"{err} (inputs: {describe(inputs)})") from None
+    except (ValueError, IndexError) as err:  # NumPy's AxisError stays one (an IndexError too)
+        cls = AxisError if isinstance(err, np.exceptions.AxisError) else ShapeError
+        raise error_at(cls, op, f"{err} (inputs: {describe(inputs)})") from None
     except (TypeError, OverflowError) as err:  # OverflowError: a Python int out of the dtype's range
         raise error_at(DTypeError, op, f"{err} (inputs: {describe(inputs)})") from None
 

@@ -1,0 +1,52 @@
+"""The rest of NumPy's surface a program touches, and the Array API suite's
+checks (array-api-tests) on it, against NumPy on random inputs: axis errors,
+finfo, fftfreq's dtype, repeat with array counts, pinv with per-matrix
+tolerances, unsupported dtypes, module attributes, ``np.emath``,
+``sliding_window_view``, iterables, and feeds."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import fgraph
+import fgraph.numpy as fnp
+from oracle import arrays, shapes
+
+
+def same(got, want):
+    """Identical shape, dtype and values (NaNs equal)."""
+    got = np.asarray(got)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- axes out of range: NumPy's AxisError
+
+@given(st.data())
+def test_expand_dims_axes_as_numpy(data):
+    x = data.draw(arrays("float64", shapes(max_dims=3)))
+    n = x.ndim
+    axis = data.draw(st.integers(2 * (-n - 1), 2 * n) | st.lists(st.integers(-n - 2, n + 1), min_size=1, max_size=2,
+                                                                   unique=True).map(tuple))
+    try:
+        want = np.expand_dims(x, axis)
+    except np.exceptions.AxisError:  # the suite wants an IndexError, NumPy's AxisError is one
+        with pytest.raises(np.exceptions.AxisError) as info:
+            fnp.expand_dims(fnp.asarray(x), axis)
+        assert isinstance(info.value, (IndexError, fgraph.ShapeError))
+        return
+    except ValueError:  # a repeated axis
+        with pytest.raises(fgraph.ShapeError):
+            fnp.expand_dims(fnp.asarray(x), axis)
+        return
+    same(fnp.expand_dims(fnp.asarray(x), axis), want)
+
+
+def test_axis_errors_are_numpys():
+    x = fnp.zeros((2, 3))
+    for fn in (lambda: fnp.sum(x, axis=2), lambda: fnp.expand_dims(x, -4), lambda: fnp.moveaxis(x, 0, 5)):
+        with pytest.raises(np.exceptions.AxisError) as info:
+            fn()
+        assert isinstance(info.value, (IndexError, ValueError, fgraph.ShapeError))
