@@ -11,6 +11,7 @@ arrays wherever the standard accepts arrays; none of them evaluates one.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -58,12 +59,92 @@ def _dtype_of(x, op: str) -> np.dtype:
         raise error_at(DTypeError, op, str(e)) from None
 
 
+class _NarrowFloat(builtins.float):
+    """A float32 (or float16) limit that is also a Python ``float``, as the
+    Array API wants ``finfo(float32).eps`` to be, and otherwise behaves as
+    NumPy's ``np.float32`` scalar does: it prints as one, and arithmetic and
+    ufuncs on it compute in float32 (``eps * 10``, ``x32 / (n + eps)``)."""
+
+    __slots__ = ()
+    _type = np.float32
+
+    def _np(self):
+        return self._type(builtins.float(self))
+
+    def __repr__(self):
+        return repr(self._np())
+
+    def __str__(self):
+        return str(self._np())
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._np(), dtype=dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(i._np() if isinstance(i, _NarrowFloat) else i for i in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __reduce__(self):
+        return type(self), (builtins.float(self),)
+
+
+def _arithmetic(name: str):
+    fn = getattr(operator, name)
+    return (lambda self, other: fn(self._np(), other)), (lambda self, other: fn(other, self._np()))
+
+
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
+    _fwd, _rev = _arithmetic(_op)
+    setattr(_NarrowFloat, f"__{_op}__", _fwd)
+    setattr(_NarrowFloat, f"__r{_op}__", _rev)
+_NarrowFloat.__divmod__ = lambda self, other: divmod(self._np(), other)
+_NarrowFloat.__rdivmod__ = lambda self, other: divmod(other, self._np())
+_NarrowFloat.__neg__ = lambda self: -self._np()
+_NarrowFloat.__pos__ = lambda self: +self._np()
+_NarrowFloat.__abs__ = lambda self: abs(self._np())
+_NarrowFloat.__round__ = lambda self, ndigits=None: round(self._np(), ndigits)
+
+
+class _NarrowFloat16(_NarrowFloat):
+    __slots__ = ()
+    _type = np.float16
+
+
+_NARROW = {np.dtype(np.float32): _NarrowFloat, np.dtype(np.float16): _NarrowFloat16}
+
+
+class _Finfo(np.finfo):
+    """``numpy.finfo`` (a subclass: every attribute and the same text), whose
+    float16/float32 limits are Python floats that act as NumPy's scalars."""
+
+    _finfo_cache = {}  # its own: NumPy's cache keeps NumPy's objects
+
+    def _init(self, dtype):
+        super()._init(dtype)
+        narrow = _NARROW.get(self.dtype)
+        if narrow is not None:
+            for name in ("max", "min", "eps", "smallest_normal", "smallest_subnormal"):
+                if name in self.__dict__:
+                    self.__dict__[name] = narrow(self.__dict__[name])
+        return self
+
+
+_Finfo.__name__ = _Finfo.__qualname__ = "finfo"  # NumPy's repr names the class
+
+
 def finfo(type, /):
-    """Machine limits of a floating dtype (``numpy.finfo``); takes a dtype or an array."""
+    """Machine limits of a floating dtype (``numpy.finfo``); takes a dtype or an array.
+
+    The result is a ``numpy.finfo``; as the Array API requires, ``bits`` is
+    an int and ``eps``, ``max``, ``min`` and ``smallest_normal`` are Python
+    floats, which for float32 still print and compute as NumPy's float32
+    scalars do.  A complex dtype's limits are its real dtype's (``dtype``
+    float32 for complex64).
+    """
     dt = _dtype_of(type, "finfo")
     if dt.kind not in "fc":
         raise error_at(DTypeError, "finfo", f"finfo needs a floating-point dtype, got {dt}")
-    return np.finfo(dt)
+    return _Finfo(dt)
 
 
 def iinfo(type, /):

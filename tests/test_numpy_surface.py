@@ -50,3 +50,33 @@ def test_axis_errors_are_numpys():
         with pytest.raises(np.exceptions.AxisError) as info:
             fn()
         assert isinstance(info.value, (IndexError, ValueError, fgraph.ShapeError))
+
+
+# ---------------------------------------------------------------- finfo: NumPy's object, the standard's types
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_finfo_is_numpys_with_python_floats(name):
+    got, want = fnp.finfo(getattr(fnp, name)), np.finfo(np.dtype(name))
+    assert isinstance(got, np.finfo) and repr(got) == repr(want) and str(got) == str(want)
+    assert got.dtype == want.dtype and got.dtype == np.finfo(np.dtype(name)).dtype  # complex64: float32
+    assert type(got.bits) is int
+    for attr in ("eps", "max", "min", "smallest_normal", "tiny", "epsneg", "resolution", "smallest_subnormal"):
+        g, w = getattr(got, attr), getattr(want, attr)
+        if attr in ("eps", "max", "min", "smallest_normal"):
+            assert isinstance(g, float), attr  # the Array API's requirement
+        assert g == w and str(g) == str(w) and repr(g) == repr(w), attr
+        with np.errstate(all="ignore"):  # max * 3, sqrt(min)
+            for gr, wr in ((g * 3, w * 3), (1 + g, 1 + w), (-g, -w), (np.float32(2) * g, np.float32(2) * w),
+                           (np.sqrt(g), np.sqrt(w))):
+                assert type(gr) is type(wr) and str(gr) == str(wr), attr
+        a = np.ones(3, np.float32)
+        assert (a * g).dtype == (a * w).dtype
+        assert (fnp.asarray(a) * g).dtype == (a * w).dtype
+    assert fnp.finfo(fnp.ones(2, dtype=getattr(fnp, name))).dtype == want.dtype
+    assert np.finfo(np.dtype(name)) is want  # NumPy's own cache untouched
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+def test_iinfo_ints(name):
+    got = fnp.iinfo(getattr(fnp, name))
+    assert all(type(getattr(got, a)) is int for a in ("bits", "max", "min")) and got.dtype == np.dtype(name)
