@@ -80,3 +80,22 @@ def test_finfo_is_numpys_with_python_floats(name):
 def test_iinfo_ints(name):
     got = fnp.iinfo(getattr(fnp, name))
     assert all(type(getattr(got, a)) is int for a in ("bits", "max", "min")) and got.dtype == np.dtype(name)
+
+
+# ---------------------------------------------------------------- fftfreq/rfftfreq: the Array API's dtype= and device=
+
+@given(st.integers(1, 40), st.floats(0.01, 100), st.sampled_from([None, "float32", "float64"]),
+       st.sampled_from([None, "cpu"]))
+def test_fftfreq_dtype_and_device(n, d, dtype, device):
+    for name in ("fftfreq", "rfftfreq"):
+        want = getattr(np.fft, name)(n, d)
+        want = want if dtype is None else want.astype(dtype)  # as array-api-compat defines it
+        same(getattr(fnp.fft, name)(n, d, dtype=dtype, device=device), want)
+        same(getattr(fnp.fft, name)(n, d=d), getattr(np.fft, name)(n, d=d))
+
+
+def test_fftfreq_refuses_other_dtypes_and_devices():
+    with pytest.raises(fgraph.DTypeError):
+        fnp.fft.fftfreq(4, dtype=fnp.int32)
+    with pytest.raises(fgraph.FgraphError):
+        fnp.fft.rfftfreq(4, device="gpu:3")

@@ -190,19 +190,36 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     return irfftn(a, s, axes, norm, out)
 
 
-def fftfreq(n, d=1.0, device=None):
-    """Lazy ``numpy.fft.fftfreq``: the sample frequencies of an n-point transform."""
+def _freq_dtype(op: str, values, dtype, device):
+    """The Array API's ``dtype=``/``device=`` on NumPy's frequencies: a real
+    floating dtype the values are cast to (as array-api-compat does)."""
+    from ..array_api import canonical_dtype
+    from .creation import _check_device
+
+    _check_device(op, device, values.stack)
+    if dtype is None:
+        return values
+    dt = canonical_dtype(dtype, values.stack)
+    if dt.kind != "f":
+        raise error_at(DTypeError, op, f"dtype must be a real floating-point dtype, got {dt}")
+    return values.astype(dt)
+
+
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
+    """Lazy ``numpy.fft.fftfreq``: the sample frequencies of an n-point
+    transform (``dtype=``: the Array API's, a real floating dtype)."""
     n = python_int(n, "fftfreq", "n")
     fnp, val = namespace(), 1.0 / (n * d)
     positive = (n - 1) // 2 + 1
     ints = fnp.concatenate((fnp.arange(0, positive, dtype=int), fnp.arange(-(n // 2), 0, dtype=int)))
-    return ints * val
+    return _freq_dtype("fftfreq", ints * val, dtype, device)
 
 
-def rfftfreq(n, d=1.0, device=None):
-    """Lazy ``numpy.fft.rfftfreq``: the sample frequencies of ``rfft``'s output."""
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
+    """Lazy ``numpy.fft.rfftfreq``: the sample frequencies of ``rfft``'s output
+    (``dtype=``: the Array API's, a real floating dtype)."""
     n = python_int(n, "rfftfreq", "n")
-    return namespace().arange(0, n // 2 + 1, dtype=int) * (1.0 / (n * d))
+    return _freq_dtype("rfftfreq", namespace().arange(0, n // 2 + 1, dtype=int) * (1.0 / (n * d)), dtype, device)
 
 
 def _shift(name: str, x, axes, sign: int):
