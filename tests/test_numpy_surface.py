@@ -99,3 +99,27 @@ def test_fftfreq_refuses_other_dtypes_and_devices():
         fnp.fft.fftfreq(4, dtype=fnp.int32)
     with pytest.raises(fgraph.FgraphError):
         fnp.fft.rfftfreq(4, device="gpu:3")
+
+
+# ---------------------------------------------------------------- repeat: counts as arrays, lazy ones too
+
+@given(st.data())
+def test_repeat_counts_of_every_form(data):
+    x = data.draw(arrays(data.draw(st.sampled_from(["bool", "int8", "float32", "float64"])), shapes(max_dims=3)))
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1)) if x.ndim else None
+    size = x.size if axis is None else x.shape[axis]
+    counts = st.integers(0, 4)
+    repeats = data.draw(counts | arrays(data.draw(st.sampled_from(["int8", "int32", "int64", "uint8"])),
+                                        st.sampled_from([(1,), (size,)]), 0, 4))
+    form = data.draw(st.sampled_from(["numpy", "lazy", "computed"]))
+    arg = repeats
+    if not isinstance(repeats, int) and form != "numpy":
+        arg = fnp.asarray(repeats) if form == "lazy" else fnp.asarray(repeats) * 1  # a node, not a constant
+    same(fnp.repeat(fnp.asarray(x), arg, axis=axis), np.repeat(x, repeats, axis=axis))
+    same(fnp.asarray(x).repeat(arg, axis), x.repeat(repeats, axis))
+
+
+def test_repeat_refuses_traced_counts():
+    r = fnp.placeholder((3,), "int64", name="r")
+    with pytest.raises(fgraph.FgraphError, match="placeholder or variable"):
+        fnp.repeat(fnp.ones(3), r)

@@ -653,11 +653,18 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
-    """Lazy ``numpy.repeat``; ``repeats`` is an int or concrete per-element counts
-    (lazy counts would make the shape depend on data)."""
+    """Lazy ``numpy.repeat``; ``repeats`` is an int or per-element counts.
+
+    The counts decide the shape: a lazy array of counts is evaluated now
+    (an evaluation point, as printing is) unless a placeholder or variable
+    lies below it, where it raises (a traced count would give a
+    data-dependent shape)."""
     if isinstance(repeats, Tensor):
-        raise _fail("repeat", "repeats must be concrete (Python or NumPy data): lazy counts would give a "
-                              "data-dependent shape", FgraphError)
+        if not repeats.node.concrete:
+            raise _fail("repeat", "repeats must be known while the graph is built (Python, NumPy or lazy data "
+                                  "with no placeholder or variable below): traced counts would give a "
+                                  "data-dependent shape", FgraphError)
+        repeats = repeats.eval()
     x = _tensor(a)
     if axis is None or x.ndim == 0:  # NumPy treats a 0-d array as 1-d here
         x = ravel(x)
