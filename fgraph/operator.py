@@ -14,7 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import stack as _stack
-from .errors import DTypeError, FgraphError, ShapeError, user_location
+from . import views as _views
+from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, defop
 from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id, refuse_out
 
@@ -176,21 +177,23 @@ def _binary(name: str, reflected: bool = False):
 
 def _inplace(name: str):
     def method(self, other):
-        return _rebound(self, getattr(_namespace(), name)(self, other), name)
+        return _write_result(self, getattr(_namespace(), name)(self, other), name)
+    method.__name__ = f"__i{name}__"
     return method
 
 
-def _rebound(self, result, name: str):
-    """What ``t op= u`` rebinds ``t`` to: NumPy keeps t's dtype and shape, so
-    we do too (and refuse what NumPy refuses)."""
+def _write_result(self, result, name: str):
+    """``t op= u``: NumPy's ``op(t, u, out=t)``.  The result is written into
+    t (its handle moves, and so do its base's and every view's), keeping t's
+    dtype and shape, and refusing what NumPy refuses."""
     if result.shape != self.shape:
-        raise error_at(ShapeError, name, f"in-place result of shape {result.shape} does not fit {self.shape}")
-    if result.dtype != self.dtype:
-        if not np.can_cast(result.dtype, self.dtype, "same_kind"):
-            raise error_at(DTypeError, name, f"cannot cast in-place result from {result.dtype} to {self.dtype} "
-                                             "with casting rule 'same_kind'")
-        result = result.astype(self.dtype)
-    return result
+        raise error_at(ShapeError, name, f"non-broadcastable output operand with shape {self.shape} doesn't match "
+                                         f"the broadcast shape {result.shape}")
+    if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, "same_kind"):
+        raise error_at(DTypeError, name, f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
+                                         f"{self.dtype!r} with casting rule 'same_kind'")
+    assign(self, result, casting="unsafe", op=name)
+    return self
 
 
 #: ``ndarray ** e`` in NumPy 2 runs another ufunc for these exact Python
@@ -226,7 +229,7 @@ def _pow(self, other):
 
 def _ipow(self, other):
     name, result = _power(self, other)
-    return _rebound(self, result, name)
+    return _write_result(self, result, name)
 
 
 def _method(name: str):
@@ -242,23 +245,36 @@ _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 
 
 class Tensor:
-    """A lazy, immutable array: a node of a graph and the stack that made it."""
+    """A lazy array: a handle to a node of a graph, and the stack that made it.
 
-    __slots__ = ("node", "stack", "__weakref__")
+    Nodes never change; a write (``t[i] = v``, ``t += 1``, ``out=t``) makes a
+    new node and moves the handle, and the handles of t's base and views
+    (``fgraph.views``), so aliases see the write as in NumPy."""
+
+    __slots__ = ("_node", "stack", "_storage", "_steps", "_version", "_base", "_shadow", "__weakref__")
     __array_priority__ = 1000  # NumPy defers binary operators to us
 
     def __init__(self, node: Node, stack: _stack.Stack | None = None):
-        object.__setattr__(self, "node", node)
-        object.__setattr__(self, "stack", stack or _stack.DEFAULT)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"fgraph arrays are immutable (tried to set {name!r})")
+        self._node = node
+        self.stack = stack or _stack.DEFAULT
+        self._storage = self._steps = self._base = self._shadow = None
+        self._version = 0
 
     # identity hashing: tensors are usable as dict keys (e.g. updates)
     __hash__ = object.__hash__
 
+    @property
+    def node(self) -> Node:
+        """The node this handle points at now (a view reads its storage's latest value)."""
+        if self._steps is None:
+            return self._node
+        st = self._storage
+        if self._version != st.version:
+            self._node = _views.replay(st.node, self._steps)
+            self._version = st.version
+        return self._node
+
     # -- attributes
-    shape = property(lambda self: self.node.shape)
     dtype = property(lambda self: self.node.dtype)
     ndim = property(lambda self: len(self.node.shape))
     size = property(lambda self: self.node.size)
@@ -267,6 +283,42 @@ class Tensor:
     name = property(lambda self: self.node.name)
     op = property(lambda self: self.node.op)
     device = property(lambda self: self.stack.engine)
+
+    @property
+    def shape(self) -> tuple:
+        return self.node.shape
+
+    @shape.setter
+    def shape(self, value):
+        """``t.shape = s``: NumPy's in-place reshape, refused where NumPy
+        would need a copy."""
+        new = _namespace().reshape(Tensor(self.node, self.stack), value).shape
+        layout = _shadow_of(self)
+        try:
+            shadow = layout.reshape(new, copy=False)
+        except (ValueError, AttributeError):
+            raise error_at(also(AttributeError), "shape", "Incompatible shape for in-place modification. Use "
+                                                          "`.reshape()` to make a copy with the desired shape.") \
+                from None
+        tpl = make_node("reshape", [self.node], (("shape", new),))
+        self._steps = self._steps + (tpl,)
+        self._node, self._version, self._shadow = tpl, self._storage.version, shadow
+
+    @property
+    def base(self):
+        """The array whose data this view shares (None for an array that owns its data)."""
+        return self._base
+
+    @property
+    def strides(self) -> tuple:
+        """NumPy's strides for this array's layout (a base is C-contiguous)."""
+        return _shadow_of(self).strides
+
+    @property
+    def flags(self):
+        """NumPy's flags for this array's layout; ``t.flags.writeable = False``
+        makes it (and later views of it) read-only."""
+        return Flags(self)
 
     @property
     def T(self):
@@ -280,19 +332,49 @@ class Tensor:
     def real(self):
         return _namespace().real(self)
 
+    @real.setter
+    def real(self, value):
+        self.real[...] = value
+
     @property
     def imag(self):
         return _namespace().imag(self)
 
+    @imag.setter
+    def imag(self, value):
+        self.imag[...] = value
+
     @property
     def flat(self):
-        raise error_at(FgraphError, "flat", "flat iteration is not lazy; use ravel()")
+        return FlatIter(self)
 
-    def __repr__(self):
+    @flat.setter
+    def flat(self, value):
+        FlatIter(self)[...] = value
+
+    def describe(self) -> str:
+        """A one-line lazy description (op, name, dtype, shape); evaluates nothing."""
         label = f" {self.node.name!r}" if self.node.name else ""
         return f"<fgraph.Tensor {self.node.op}{label} {self.node.dtype}{list(self.node.shape)}>"
 
-    __str__ = __repr__
+    def _printable(self):
+        """The value to print, or None where it cannot be known (a placeholder below)."""
+        try:
+            return self.eval()
+        except FgraphError as e:
+            if "has no value" in str(e):
+                return None
+            raise
+
+    def __repr__(self):
+        """NumPy's ``repr`` of the value (evaluating it, as printing in NumPy
+        shows data); a value that depends on a placeholder shows ``describe()``."""
+        value = self._printable()
+        return self.describe() if value is None else repr(value)
+
+    def __str__(self):
+        value = self._printable()
+        return self.describe() if value is None else str(value)
 
     # -- evaluation
     def eval(self) -> np.ndarray:
@@ -315,8 +397,14 @@ class Tensor:
 
     def _scalar(self, kind):
         if self.size != 1:
-            raise error_at(FgraphError, kind.__name__, f"only size-1 arrays convert to Python scalars, "
-                                                       f"got shape {self.shape}")
+            if kind is bool:
+                raise error_at(also(ValueError), "bool", "The truth value of an array with more than one element "
+                                                         "is ambiguous. Use a.any() or a.all()"
+                                                         if self.size else "The truth value of an empty array is "
+                                                         "ambiguous. Use `array.size > 0` to check that an array "
+                                                         "is not empty.")
+            raise error_at(also(TypeError), kind.__name__, "only length-1 arrays can be converted to Python "
+                                                           f"scalars, got shape {self.shape}")
         return kind(self.eval().reshape(()).item() if kind is not bool else self.eval().reshape(()))
 
     def __bool__(self):
@@ -355,18 +443,28 @@ class Tensor:
         ``float()`` does), like a NumPy 0-d array; an empty spec is ``str()``."""
         if not spec:
             return str(self)
-        if self.ndim:
-            raise error_at(FgraphError, "format", f"format spec {spec!r} needs a 0-d array, got shape "
-                                                  f"{self.shape} (NumPy refuses it too)")
-        return format(self.eval().item(), spec)
+        return format(self.eval(), spec)
 
     # -- indexing
     def __getitem__(self, key):
-        return _getitem()(self, key)
+        """NumPy's indexing; a basic key (integers, slices, None, ...) gives a
+        view of t's data, as NumPy's does."""
+        result = _getitem()(self, key)
+        entries = key if type(key) is tuple else (key,)
+        if not all(_basic_entry(e) for e in entries):
+            return result
+        if sum(1 for e in entries if e is not None and e is not Ellipsis and not isinstance(e, slice)) == self.ndim \
+                and not any(e is None or e is Ellipsis or isinstance(e, slice) for e in entries):
+            return result  # NumPy returns a scalar: a copy
+        return link_view(self, result, _shadow_of(self)[key])
 
     def __setitem__(self, key, value):
-        raise error_at(FgraphError, "__setitem__", "fgraph arrays are immutable; build the new array with "
-                                                   "fgraph.numpy.where(mask, value, a) instead of assigning")
+        """``t[key] = value``: NumPy's setitem (unsafe cast, broadcasting, last
+        write wins), as a new node; t, its base and its views all see it."""
+        _check_writeable(self)
+        from .ops.writes import setitem_node  # late: the op family sits above this layer
+
+        write_node(self, setitem_node(self.node, key, value, self.stack))
 
     # -- protocols
     def __array_namespace__(self, api_version=None):
@@ -419,21 +517,37 @@ class Tensor:
         raise TypeError("lazy fgraph arrays cannot be pickled; pickle np.asarray(t)")
 
     def __copy__(self):
-        return self
+        return Tensor(self.node, self.stack)
 
     def __deepcopy__(self, memo):
-        return self
+        return Tensor(self.node, self.stack)
 
     # -- methods NumPy arrays have
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        return _namespace().astype(self, dtype, casting=casting)
+        result = _namespace().astype(self, dtype, casting=casting)
+        return Tensor(result.node, self.stack) if copy and result is self else result
 
-    def sort(self, *args, **kwargs):
-        raise error_at(FgraphError, "sort", "ndarray.sort() sorts in place; fgraph arrays are immutable: "
-                                            "use t = fgraph.numpy.sort(t)")
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """``a.sort()``: sorts in place (a new node; aliases and views see it)."""
+        _check_writeable(self, "sort")
+        assign(self, _namespace().sort(self, axis=axis, kind=kind, order=order, stable=stable), casting="no",
+               op="sort")
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        _check_writeable(self, "partition")
+        assign(self, _namespace().partition(self, kth, axis=axis, kind=kind, order=order), casting="no",
+               op="partition")
 
     def fill(self, value):
-        raise error_at(FgraphError, "fill", "fgraph arrays are immutable: use fgraph.numpy.full_like")
+        """``a.fill(value)``: every element set to value (cast as setitem casts)."""
+        self[...] = value
+
+    def itemset(self, *args):
+        raise AttributeError("`itemset` was removed from the ndarray class in NumPy 2.0. Use `arr[index] = value` "
+                             "instead.")
+
+    def put(self, indices, values, mode="raise"):
+        _namespace().put(self, indices, values, mode=mode)
 
     def nonzero(self):
         return _namespace().nonzero(self)
@@ -449,13 +563,19 @@ class Tensor:
         return _namespace().transpose(self, axes or None)
 
     def flatten(self, order="C"):
-        return _namespace().ravel(self, order=order)
+        """A copy, flattened (never a view)."""
+        return Tensor(_namespace().ravel(self, order=order).node, self.stack)
 
     def copy(self, order="K"):
-        return self  # immutable: a copy is the same value
+        """A new handle to the same value: later writes to either do not touch the other."""
+        return Tensor(self.node, self.stack)
 
-    def view(self, *args, **kwargs):
-        raise error_at(FgraphError, "view", "reinterpreting memory is not lazy; use astype")
+    def view(self, dtype=None, type=None):
+        """``a.view()``: a new view of the same data; ``a.view(dtype)`` of the
+        same itemsize reinterprets the bytes (a ``bitcast``)."""
+        from .ops.writes import view  # late: the op family sits above this layer
+
+        return view(self, dtype, type)
 
     def conj(self):
         return _namespace().conjugate(self)
@@ -509,6 +629,212 @@ for _name in ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argm
               "argsort", "repeat", "conjugate", "ptp", "searchsorted"]:
     setattr(Tensor, _name, _method(_name))
 del _name, _ufunc
+
+
+# ---------------------------------------------------------------- writes and layout
+
+def _basic_entry(e) -> bool:
+    """An index entry that keeps indexing basic (a view in NumPy)."""
+    t = type(e)
+    if t is int or t is slice or e is None or e is Ellipsis:
+        return t is not slice or all(b is None or type(b) is int or isinstance(b, np.integer)
+                                     for b in (e.start, e.stop, e.step))
+    return isinstance(e, np.integer)
+
+
+def _shadow_of(t: Tensor) -> np.ndarray:
+    """t's layout as a metadata-only NumPy array (``fgraph.views``); puts t's
+    data in a ``Storage`` if it has none yet."""
+    if t._shadow is None:
+        st = _views.Storage(t._node)
+        t._storage, t._steps, t._version = st, (), 0
+        t._shadow = st.shadow(t._node.shape)
+    return t._shadow
+
+
+def _check_writeable(t: Tensor, op: str = "setitem") -> None:
+    if t._shadow is not None and not t._shadow.flags.writeable:
+        raise _views.read_only_error(op)
+
+
+def link_view(parent: Tensor, result: Tensor, shadow) -> Tensor:
+    """Make ``result`` (a node computed from ``parent``'s by view ops) a view
+    of parent's data with NumPy's layout ``shadow``; a result that is no
+    chain of one-array ops over parent stays a copy."""
+    steps = _views.chain(result.node, parent.node)
+    if steps is None:
+        return result
+    _shadow_of(parent)
+    view = Tensor(result.node, result.stack)
+    view._storage, view._steps, view._version = parent._storage, parent._steps + steps, parent._storage.version
+    view._base = parent._base if parent._base is not None else parent
+    view._shadow = shadow
+    return view
+
+
+def write_node(t: Tensor, new: Node) -> None:
+    """Move ``t`` to ``new`` (its whole new value, of t's shape and dtype).
+    A view's write runs its steps backwards to its storage, so its base and
+    every other view read the new value next."""
+    if new.shape != t.shape or new.dtype != t.dtype:
+        raise FgraphError(f"internal: a write of {new.dtype}{list(new.shape)} into {t.dtype}{list(t.shape)}")
+    if t._steps is None:
+        t._node = new
+        return
+    st, steps = t._storage, t._steps
+    parents = [st.node]
+    for tpl in steps[:-1]:
+        parents.append(_views.replay(parents[-1], (tpl,)))
+    value = new
+    for tpl, parent in zip(reversed(steps), reversed(parents)):
+        value = _views.write_back(tpl, parent, value)
+    st.node = value
+    st.version += 1
+    t._node, t._version = new, st.version
+
+
+def assign(target, value, *, casting: str = "same_kind", where=True, op: str = "assign"):
+    """Write ``value`` into all of ``target`` (NumPy's ``out=``/``copyto``):
+    broadcast to target's shape, cast under ``casting``, only where ``where``
+    is true.  A lazy target's handle moves; a NumPy target is written (lazy
+    values evaluated first).  Returns target."""
+    if isinstance(target, np.ndarray):
+        src = np.asarray(value) if isinstance(value, Tensor) else value
+        mask = np.asarray(where) if isinstance(where, Tensor) else where
+        np.copyto(target, src, casting=casting, where=mask)
+        return target
+    if not isinstance(target, Tensor):
+        raise error_at(DTypeError, op, f"cannot write into {type(target).__name__}: out= takes arrays")
+    _check_writeable(target, op)
+    st = target.stack
+    v = lift(value, st)
+    if v.dtype != target.dtype and casting != "unsafe":
+        castable = np.can_cast(v.dtype, target.dtype, casting)
+        if not castable:
+            what = "output" if op != "copyto" else "array data"
+            raise error_at(DTypeError, op, f"Cannot cast {op!r} {what} from {v.dtype!r} to {target.dtype!r} with "
+                                           f"casting rule {casting!r}")
+    try:
+        fits = _broadcast_to_shape(v.shape, target.shape)
+    except FgraphError:
+        fits = False
+    if not fits:
+        raise error_at(ShapeError, op, f"could not broadcast input array from shape {v.shape} into shape "
+                                       f"{target.shape}")
+    if v.dtype != target.dtype:
+        v = make_node("astype", [v], (("dtype", target.dtype), ("casting", "unsafe")))
+    if where is not True:
+        mask = lift(where, st)
+        if mask.dtype.kind != "b":
+            raise error_at(DTypeError, op, f"where= must be boolean, got {mask.dtype}")
+        v = _namespace().where(Tensor(mask, st), Tensor(v, st), Tensor(target.node, st)).node
+    if v.shape != target.shape:
+        v = make_node("broadcast_to", [v], (("shape", target.shape),))
+    write_node(target, v)
+    return target
+
+
+def _broadcast_to_shape(shape: tuple, target: tuple) -> bool:
+    from .shape import broadcast_shapes
+
+    return broadcast_shapes(shape, target) == target
+
+
+class Flags:
+    """NumPy's ``ndarray.flags`` for a lazy array's layout (``fgraph.views``)."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, t: Tensor):
+        self._t = t
+
+    def _flags(self):
+        return _shadow_of(self._t).flags
+
+    c_contiguous = property(lambda self: self._flags().c_contiguous)
+    f_contiguous = property(lambda self: self._flags().f_contiguous)
+    contiguous = c_contiguous
+    fortran = f_contiguous
+    aligned = property(lambda self: True)
+    writebackifcopy = property(lambda self: False)
+    owndata = property(lambda self: self._t._base is None)
+    forc = property(lambda self: self.c_contiguous or self.f_contiguous)
+    fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
+    behaved = property(lambda self: self.writeable)
+    carray = property(lambda self: self.c_contiguous and self.writeable)
+    farray = property(lambda self: self.f_contiguous and not self.c_contiguous and self.writeable)
+
+    @property
+    def writeable(self) -> bool:
+        return bool(self._flags().writeable)
+
+    @writeable.setter
+    def writeable(self, value):
+        shadow = _shadow_of(self._t)
+        if value and not shadow.flags.writeable and self._t._base is not None:
+            raise ValueError("cannot set WRITEABLE flag to True of this array")
+        shadow.flags.writeable = bool(value)
+
+    _NAMES = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "c_contiguous",
+              "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "FORTRAN": "f_contiguous",
+              "WRITEABLE": "writeable", "W": "writeable", "OWNDATA": "owndata", "O": "owndata",
+              "ALIGNED": "aligned", "A": "aligned", "WRITEBACKIFCOPY": "writebackifcopy", "X": "writebackifcopy",
+              "FNC": "fnc", "FORC": "forc", "BEHAVED": "behaved", "B": "behaved", "CARRAY": "carray",
+              "CA": "carray", "FARRAY": "farray", "FA": "farray"}
+
+    def __getitem__(self, name):
+        return getattr(self, self._NAMES[name.upper()])
+
+    def __setitem__(self, name, value):
+        if self._NAMES.get(name.upper()) != "writeable":
+            raise KeyError(f"cannot set flag {name!r}")
+        self.writeable = value
+
+    def __repr__(self):
+        return "\n".join(f"  {k} : {self[k]}" for k in ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE",
+                                                           "ALIGNED", "WRITEBACKIFCOPY"))
+
+
+class FlatIter:
+    """``a.flat``: NumPy's flat iterator, read and written by flat index."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, t: Tensor):
+        self.base = t
+
+    def _flat(self) -> Tensor:
+        return Tensor(_namespace().ravel(self.base).node, self.base.stack)
+
+    def __getitem__(self, key):
+        return self._flat()[key]
+
+    def __setitem__(self, key, value):
+        t = self.base
+        _check_writeable(t)
+        from .ops.writes import setitem_node
+
+        flat = make_node("reshape", [t.node], (("shape", (t.size,)),))
+        if key is Ellipsis or (isinstance(key, slice) and key == slice(None)):
+            fnp = _namespace()
+            v = fnp.ravel(fnp.asarray(value))
+            if v.size not in (0, t.size):
+                v = fnp.resize(v, (t.size,))  # NumPy repeats the values to fill the array
+            value = v
+        new = setitem_node(flat, key, value, t.stack)
+        write_node(t, make_node("reshape", [new], (("shape", t.shape),)))
+
+    def __iter__(self):
+        return iter(self._flat())
+
+    def __len__(self):
+        return self.base.size
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._flat(), dtype=dtype)
+
+    def copy(self):
+        return self._flat()
 
 
 # NumPy function -> our function, for __array_function__ (built once, lazily)

@@ -687,7 +687,7 @@ _lower(["advanced_index"], _advanced)
 _lower(["take"], _take)
 _lower(["take_along_axis"], _take_along_axis)
 _lower(["searchsorted"], _searchsorted)
-_lower(["scatter_add", "tensorinv", "tensorsolve", "linspace_step"], whole)
+_lower(["scatter_add", "setitem", "bitcast", "tensorinv", "tensorsolve", "linspace_step"], whole)
 
 
 # ---------------------------------------------------------------- linalg

@@ -92,6 +92,33 @@ del _family, _mod, _name, _api
 
 from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
 from . import fft  # noqa: E402  (numpy.fft's names: fgraph.numpy.fft)
+from . import handles as _handles  # noqa: E402
+
+
+def _give_handles_numpy_identity(ns: dict, names) -> None:
+    """Views where NumPy returns views, fresh arrays where it returns new
+    ones, and ``out=`` written as NumPy writes it (``handles``)."""
+    from types import FunctionType
+
+    from ..ops.elementwise import ALIASES
+
+    same_kind = set(ALIASES) | {"clip", "round", "around", "matmul", "vecdot", "matvec", "vecmat", "fix"}
+    for name in names:
+        fn = ns.get(name)
+        if type(fn) is not FunctionType or not fn.__module__.startswith("fgraph") or hasattr(fn, "__wrapped__"):
+            continue
+        if name in _handles.VIEW_FUNCTIONS:
+            wrapped = _handles.viewing(fn, *_handles.VIEW_FUNCTIONS[name])
+        elif name in _handles.SAME_OBJECT:
+            wrapped = fn
+        else:
+            wrapped = _handles.fresh(fn)
+        if _handles.takes_out(fn):
+            wrapped = _handles.with_out(wrapped, name, name in same_kind)
+        ns[name] = wrapped
+
+
+_give_handles_numpy_identity(globals(), list(__all__))
 
 
 def __getattr__(name):

@@ -191,8 +191,9 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 
 
 def copy(a, order="K", subok=False):
-    """Lazy ``numpy.copy``: arrays are immutable, so a lazy array is its own copy."""
-    return asarray(a)
+    """Lazy ``numpy.copy``: a new handle (later writes to ``a`` do not reach it)."""
+    t = asarray(a)
+    return Tensor(t.node, t.stack) if t is a else t
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
