@@ -123,3 +123,29 @@ def test_repeat_refuses_traced_counts():
     r = fnp.placeholder((3,), "int64", name="r")
     with pytest.raises(fgraph.FgraphError, match="placeholder or variable"):
         fnp.repeat(fnp.ones(3), r)
+
+
+# ---------------------------------------------------------------- pinv: one tolerance per matrix
+
+@given(st.data())
+def test_pinv_array_tolerances(data):
+    batch = data.draw(shapes(min_dims=1, max_dims=2, min_side=1, max_side=3))
+    m, n = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
+    a = data.draw(arrays(data.draw(st.sampled_from(["float32", "float64"])), batch + (m, n), -4, 4))
+    tshape = data.draw(st.sampled_from([batch, batch[1:], (1,) * len(batch)]))
+    tol = data.draw(arrays("float64", tshape, 0, 1))
+    keyword = data.draw(st.sampled_from(["rtol", "rcond"]))
+    as_lazy = data.draw(st.booleans())
+    want = np.linalg.pinv(a, **{keyword: tol})
+    same(fnp.linalg.pinv(fnp.asarray(a), **{keyword: fnp.asarray(tol) if as_lazy else tol}), want)
+    # through a compiled graph: the tolerances fed like the matrices
+    pa, pt = fnp.placeholder(a.shape, a.dtype, name="a"), fnp.placeholder(tol.shape, tol.dtype, name="t")
+    same(fgraph.compile(fgraph.Graph(fnp.linalg.pinv(pa, **{keyword: pt})))(a=a, t=tol), want)
+
+
+def test_pinv_tolerances_must_fit_the_batch():
+    a = fnp.ones((3, 2, 2))
+    with pytest.raises(fgraph.ShapeError):
+        fnp.linalg.pinv(a, rtol=np.ones(4))
+    with pytest.raises(fgraph.FgraphError):
+        fnp.linalg.pinv(a, rcond=np.ones(3), rtol=np.ones(3))

@@ -802,7 +802,8 @@ _lower(["cross"], _cross)
 _lower(["matvec"], gufunc(2, 1))
 _lower(["vecmat"], gufunc(1, 2))
 _lower(["det", "slogdet", "inv", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "matrix_power", "qr", "svd",
-        "pinv", "matrix_rank", "cond"], gufunc(2))
+        "matrix_rank", "cond"], gufunc(2))
+_lower(["pinv"], gufunc(2, 0))  # per-matrix tolerances, if any: batch-shaped, no core axes
 _lower(["solve"], gufunc(2, lambda nd: 1 if nd == 1 else 2))
 _lower(["lstsq"], gufunc(2, lambda nd: nd))  # 2-D only: every axis whole
 _lower(["correlate"], gufunc(1, 1))  # numpy.correlate/convolve: two 1-D arrays, each whole

@@ -947,14 +947,19 @@ def svdvals(x, /):
 
 
 def _pinv_rule(inputs, rcond=None, hermitian=False, **rtol):
-    """numpy.linalg.pinv: (..., m, n) -> (..., n, m); ``rtol`` only if given."""
-    (a,) = inputs
+    """numpy.linalg.pinv: (..., m, n) -> (..., n, m); ``rtol`` only if given.
+    A second input holds per-matrix tolerances, of the batch shape (...)."""
+    a = inputs[0]
     _matrices(a)
     if hermitian:
         _square(a)
+    if len(inputs) > 1 and inputs[1].shape != a.shape[:-2]:
+        raise ShapeError(f"the tolerances' shape {inputs[1].shape} is not the batch shape {a.shape[:-2]}")
     m, n = a.shape[-2:]
     if m * n == 0:  # NumPy returns an empty array of the input's own dtype
         return a.shape[:-2] + (n, m), a.dtype
+    if len(inputs) > 1:  # pinv(a, tolerances): positional, NumPy's rcond
+        return a.shape[:-2] + (n, m), _probe(np.linalg.pinv, inputs, hermitian=hermitian)
     return a.shape[:-2] + (n, m), _probe(np.linalg.pinv, inputs, rcond=rcond, hermitian=hermitian, **rtol)
 
 
@@ -963,12 +968,33 @@ defop("pinv", _pinv_rule)
 _NO_VALUE = object()  # NumPy's "rtol not given"
 
 
+def _is_tolerance_array(value) -> bool:
+    """A tolerance that is not one number: a lazy array, or array-like data with axes."""
+    return isinstance(value, Tensor) or (value is not None and not isinstance(value, (bool, int, float))
+                                         and np.ndim(value) > 0)
+
+
 def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
-    """Lazy ``numpy.linalg.pinv`` (scalar ``rcond``/``rtol`` only)."""
+    """Lazy ``numpy.linalg.pinv``.  ``rcond``/``rtol`` may be an array (lazy
+    or not) broadcastable to the stack's batch shape: one tolerance a matrix."""
+    if rtol is not _NO_VALUE and rcond is not None:
+        raise error_at(FgraphError, "pinv", "`rtol` and `rcond` can't be both set.")
+    tol = rtol if rtol is not _NO_VALUE else rcond
+    if _is_tolerance_array(tol):  # NumPy: rcond = rtol, then rcond[..., None] * max(s) per matrix
+        from .movement import broadcast_to
+
+        x = a if isinstance(a, Tensor) else Tensor(lift(a, stack_of((a,))), stack_of((a,)))
+        t = tol if isinstance(tol, Tensor) else Tensor(lift(np.asarray(tol), x.stack), x.stack)
+        if x.ndim < 2:
+            return _build("pinv", (x,), (("rcond", None), ("hermitian", bool(hermitian))))  # the rule says why
+        try:
+            t = broadcast_to(t, x.shape[:-2])
+        except ShapeError:
+            raise error_at(ShapeError, "pinv", f"the tolerances' shape {t.shape} does not broadcast to the batch "
+                                               f"shape {x.shape[:-2]} of {x.shape}") from None
+        return _build("pinv", (x, t), (("rcond", None), ("hermitian", bool(hermitian))))
     params = (("rcond", _scalar_param(rcond, "pinv", "rcond")), ("hermitian", bool(hermitian)))
     if rtol is not _NO_VALUE:
-        if rcond is not None:
-            raise error_at(FgraphError, "pinv", "`rtol` and `rcond` can't be both set.")
         params += (("rtol", _scalar_param(rtol, "pinv", "rtol")),)
     return _build("pinv", (a,), params)
 

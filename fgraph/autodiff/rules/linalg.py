@@ -502,8 +502,9 @@ def _svd(out, ins, g, full_matrices=True, compute_uv=True, hermitian=False, outp
 
 @defgrad("pinv")
 def _pinv(out, ins, g, rcond=None, hermitian=False, **rtol):
-    """Golub and Pereyra's derivative of the pseudo-inverse (constant rank)."""
-    (a,) = ins
+    """Golub and Pereyra's derivative of the pseudo-inverse (constant rank);
+    per-matrix tolerances (a second input) get none."""
+    a = ins[0]
     p, pt = out, _mT(out)
     m, n = a.shape[-2:]
     dt = _ftype(a, g)
@@ -513,7 +514,7 @@ def _pinv(out, ins, g, rcond=None, hermitian=False, **rtol):
     ga = (-fnp.matmul(fnp.matmul(pt, g), pt)
           + fnp.matmul(fnp.matmul(q, gt), fnp.matmul(p, pt))
           + fnp.matmul(fnp.matmul(pt, p), fnp.matmul(gt, r)))
-    return (_sym(ga) if hermitian else ga),
+    return ((_sym(ga) if hermitian else ga),) + (None,) * (len(ins) - 1)
 
 
 @defgrad("qr")

@@ -84,12 +84,15 @@ def _svd(a, full_matrices, compute_uv, hermitian, output=None):
     return r if output is None else r[output]
 
 
-def _pinv(a, rcond=None, hermitian=False, **rtol):
-    """NumPy's pinv: 1/s above rcond * max(s), through the SVD of conj(a)."""
+def _pinv(a, *tolerances, rcond=None, hermitian=False, **rtol):
+    """NumPy's pinv: 1/s above rcond * max(s), through the SVD of conj(a)
+    (``tolerances``: one per matrix, of the batch shape)."""
     m = xp()
     a = m.asarray(a)
     rows, cols = a.shape[-2:]
-    if rcond is None:
+    if tolerances:
+        rcond = m.asarray(tolerances[0])[..., None]
+    elif rcond is None:
         if not rtol:
             rcond = 1e-15
         elif rtol["rtol"] is None:

@@ -52,7 +52,9 @@ def _one_output(compute):
     return kernel
 
 
-def _pinv(a, **params):
+def _pinv(a, *tolerances, **params):
+    if tolerances:  # per-matrix tolerances, of the batch shape (NumPy's rcond and rtol are one then)
+        params = dict(params, rcond=tolerances[0])
     return la.pinv(a, **params)
 
 
