@@ -32,6 +32,17 @@ _KINDS = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral
           "real floating": "f", "complex floating": "c", "numeric": "iufc"}
 
 
+_UNSUPPORTED_KINDS = {"O": "object", "S": "bytes", "U": "string", "V": "void", "M": "datetime", "m": "timedelta"}
+
+
+def unsupported_dtype(dtype) -> str:
+    """Why fgraph refuses ``dtype`` (strings, bytes, dates, records, objects): the message."""
+    dt = np.dtype(dtype)
+    kind = "structured" if dt.names is not None else _UNSUPPORTED_KINDS.get(dt.kind, dt.kind)
+    return (f"fgraph does not support {kind} dtypes ({dt}): its arrays hold booleans and numbers (bool, integer, "
+            "floating and complex dtypes); keep such data in NumPy arrays")
+
+
 def canonical_dtype(dtype, stack=None) -> np.dtype:
     """A user's dtype argument as a NumPy dtype; ``float``/None follow the stack."""
     if dtype is builtins.float and stack is not None:
@@ -43,7 +54,7 @@ def canonical_dtype(dtype, stack=None) -> np.dtype:
     except TypeError as e:
         raise DTypeError(f"not a dtype: {dtype!r} ({e})") from None
     if dt.kind in "OSUVMm":
-        raise DTypeError(f"fgraph does not support dtype {dt}")
+        raise DTypeError(unsupported_dtype(dt))
     return dt
 
 

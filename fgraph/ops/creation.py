@@ -13,13 +13,15 @@ is, unless an argument is float64 data already.
 """
 from __future__ import annotations
 
+import datetime
 import math
+from collections.abc import Iterator
 import operator as _operator
 import warnings
 
 import numpy as np
 
-from ..array_api import canonical_dtype
+from ..array_api import canonical_dtype, unsupported_dtype
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, constant_node, lift, python_data_array, stack_of
 from ..shape import as_shape, broadcast_shapes, defop, normalize_axis
@@ -108,7 +110,23 @@ def _data(x, st):
     """Non-lazy array-like as a NumPy array (Python data follows the stack)."""
     if isinstance(x, (np.ndarray, np.generic)):
         return np.asarray(x)
-    return python_data_array(x, None, st)
+    return _python_data(x, None, st)
+
+
+def _python_data(x, dtype, st) -> np.ndarray:
+    """``python_data_array``, saying which dtype fgraph refuses (strings, dates, objects) when it does."""
+    try:
+        return python_data_array(x, dtype, st)
+    except DTypeError as err:
+        try:
+            kind = np.asarray(x, dtype=dtype).dtype
+        except Exception:
+            raise err from None
+        if kind.kind in "OSUVMm":
+            iterator = " (NumPy makes a 0-d object array of an iterator: pass list(it) or numpy.fromiter(it, " \
+                       "dtype))" if isinstance(x, Iterator) else ""
+            raise DTypeError(unsupported_dtype(kind) + iterator) from None
+        raise
 
 
 def _info(x, st) -> tuple[tuple, np.dtype]:
@@ -158,9 +176,9 @@ def asarray(obj, dtype=None, order=None, *, device=None, copy=None, like=None):
         elif isinstance(obj, (np.ndarray, np.generic)):
             arr = np.asarray(obj, dtype=dt)
         else:
-            arr = python_data_array(obj, dt, st)
+            arr = _python_data(obj, dt, st)
         if arr.dtype.kind in "OSUVMm":
-            raise DTypeError(f"fgraph does not support arrays of dtype {arr.dtype}")
+            raise DTypeError(unsupported_dtype(arr.dtype))
     return Tensor(constant_node(arr), st)
 
 
@@ -233,7 +251,7 @@ set_attr("full", "inplace", lambda node: (0,) if node.inputs else ())
 
 def _filled(op: str, shape, dtype: np.dtype, st) -> Tensor:
     if dtype.kind in "OSUVMm":
-        raise error_at(DTypeError, op, f"fgraph does not support dtype {dtype}")
+        raise error_at(DTypeError, op, unsupported_dtype(dtype))
     return _new("zeros" if op in ("zeros", "empty", "zeros_like", "empty_like") else "ones",
                 (("shape", shape), ("dtype", dtype)), st)
 
@@ -248,7 +266,7 @@ def _full(op: str, shape: tuple, fill_value, dtype: np.dtype | None, st) -> Tens
         if dtype is None:
             dtype = _data(fill_value, st).dtype
         if dtype.kind in "OSUVMm":
-            raise DTypeError(f"fgraph does not support dtype {dtype}")
+            raise DTypeError(unsupported_dtype(dtype))
         value = np.empty(np.shape(fill_value), dtype)
         np.copyto(value, fill_value, casting="unsafe")
     if value.ndim == 0:
@@ -372,6 +390,9 @@ def _arange_scalar(x, what):
         if x.ndim:
             raise DTypeError(f"{what} must be a scalar, got an array of shape {x.shape}")
         x = x[()]
+    if isinstance(x, (str, bytes, np.generic, datetime.date, datetime.timedelta)) and \
+            np.asarray(x).dtype.kind in "OSUMm":  # dates, strings
+        raise DTypeError(f"{what} {x!r}: {unsupported_dtype(np.asarray(x).dtype)}")
     if not isinstance(x, (int, float, complex, np.generic)):  # bool is an int
         raise DTypeError(f"{what} must be a number, got {type(x).__name__}")
     return x
@@ -387,6 +408,8 @@ def arange(start=None, stop=None, step=None, dtype=None, *, device=None, like=No
     st = current()
     _check_device("arange", device, st)
     with _Located("arange"):
+        if dtype is not None:  # a dtype fgraph does not hold is the first thing to say (datetime64[M], ...)
+            canonical_dtype(dtype, st)
         if start is None:
             if stop is None:
                 raise TypeError("arange() requires stop to be specified")
@@ -404,7 +427,7 @@ def arange(start=None, stop=None, step=None, dtype=None, *, device=None, like=No
         else:
             dt = canonical_dtype(dtype, st)
         if dt.kind in "OSUVMm":
-            raise DTypeError(f"arange() is not supported for dtype {dt}")
+            raise DTypeError(unsupported_dtype(dt))
         if step is None:
             step = 1
         if stop is None:
