@@ -149,3 +149,23 @@ def test_pinv_tolerances_must_fit_the_batch():
         fnp.linalg.pinv(a, rtol=np.ones(4))
     with pytest.raises(fgraph.FgraphError):
         fnp.linalg.pinv(a, rcond=np.ones(3), rtol=np.ones(3))
+
+
+# ---------------------------------------------------------------- dtypes fgraph does not hold: refused, named
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda: fnp.arange("2020-01", "2020-03", dtype="datetime64[M]"), "datetime"),
+    (lambda: fnp.arange(np.datetime64("2020-01"), np.datetime64("2020-03")), "datetime"),
+    (lambda: fnp.arange(3, dtype="m8[D]"), "timedelta"),
+    (lambda: fnp.zeros(3, dtype=[("a", "f8")]), "structured"),
+    (lambda: fnp.asarray(np.zeros(2, [("a", "i4"), ("b", "f4")])), "structured"),
+    (lambda: fnp.array(["a", "b"]), "string"),
+    (lambda: fnp.asarray(np.array([b"x"])), "bytes"),
+    (lambda: fnp.full(3, "x"), "string"),
+    (lambda: fnp.empty(2, dtype="U3"), "string"),
+    (lambda: fnp.ones(2, dtype=object), "object"),
+    (lambda: fnp.asarray(i for i in range(3)), "object"),  # NumPy: a 0-d object array of the generator
+])
+def test_unsupported_dtypes_are_named(make, kind):
+    with pytest.raises(fgraph.DTypeError, match=f"fgraph does not support {kind} dtypes"):
+        make()
