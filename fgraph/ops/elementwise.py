@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, ShapeError
+from ..errors import DTypeError, FgraphError
 from ..operator import Tensor, apply, lift, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
 from ..symbol import error_at, make_node, refuse_out
@@ -125,17 +125,22 @@ def _where_rule(inputs):
 defop("where", _where_rule, "numpy.where(cond, x, y)", elementwise=True, nin=3)
 
 
-def where(condition, x=None, y=None, /):
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """Lazy ``numpy.where(condition, x, y)``.
 
-    The one-argument form returns indices whose count depends on the data,
-    which a static-shape graph cannot hold: it raises and says so.
+    The one-argument form is ``nonzero(condition)``: outside tracing the
+    condition is evaluated (its count of true entries decides the shape);
+    under tracing it raises unless JAX's ``size=`` (and ``fill_value=``)
+    gives the result a static length.
     """
     if x is None and y is None:
-        raise error_at(ShapeError, "where", "where(condition) has a data-dependent shape; use "
-                                            "where(mask, a, b) to select element-wise")
+        from .indexing import _nonzero  # late: indexing sits above this family
+
+        return _nonzero(condition, size, fill_value, "where")
     if x is None or y is None:
         raise error_at(FgraphError, "where", "either both or neither of x and y should be given")
+    if size is not None or fill_value is not None:
+        raise error_at(FgraphError, "where", "size= and fill_value= apply to the one-argument form where(condition)")
     return apply("where", (condition, x, y))
 
 

@@ -8,8 +8,10 @@ Every result has a static shape.  ``a[key]`` becomes at most two nodes:
 - ``advanced_index``: integer index arrays (constants or lazy) on some axes
   of the sliced result, placed exactly where NumPy places them.
 
-Boolean masks, ``nonzero`` and friends give data-dependent shapes and raise,
-pointing to ``where(mask, a, b)``; the functions that write into their
+Boolean masks, ``nonzero`` and friends give data-dependent shapes: outside
+tracing what decides the size is evaluated (an evaluation point) and the
+result is a lazy gather of constant indices; under tracing they raise, or
+take JAX's ``size=``.  The functions that write into their
 argument (``put``, ``copyto``, ...) raise because arrays are immutable.
 """
 from __future__ import annotations
@@ -34,7 +36,8 @@ _INTP = np.dtype(np.intp)
 
 
 _MASK_HINT = ("has a data-dependent shape (one element per True), which a static-shape graph cannot hold; "
-              "use fgraph.numpy.where(mask, a, b) to select element-wise instead")
+              "use fgraph.numpy.where(mask, a, b) to select element-wise instead, or index with "
+              "fgraph.numpy.nonzero(mask, size=N)")
 
 
 def _const_value(node):
@@ -162,12 +165,12 @@ def _parse_entry(k, st):
     if isinstance(k, (bool, np.bool_)):
         return ("bool0", bool(k))
     if isinstance(k, Tensor):
-        return _array_entry(k.node)
+        return _array_entry(k.node, st)
     if isinstance(k, np.generic) and k.dtype.kind in "iu":
         return ("int", int(k))
     if isinstance(k, (np.ndarray, list, tuple)):
         if isinstance(k, (list, tuple)) and _has_tensor(k):
-            return _array_entry(lift(k, st))
+            return _array_entry(lift(k, st), st)
         try:
             arr = np.asarray(k)
         except (ValueError, TypeError) as e:
@@ -178,7 +181,9 @@ def _parse_entry(k, st):
             return ("int", int(arr))
         if arr.ndim == 0 and arr.dtype.kind == "b":
             return ("bool0", bool(arr))
-        return _array_entry(constant_node(arr))
+        if arr.dtype.kind == "b":
+            return ("mask", arr)
+        return _array_entry(constant_node(arr), st)
     if not isinstance(k, (float, complex, str, np.generic)) and hasattr(type(k), "__index__"):
         return ("int", _operator.index(k))
     raise error_at(IndexingError, "getitem", "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
@@ -202,11 +207,13 @@ def _has_tensor(seq) -> bool:
     return any(isinstance(e, Tensor) or isinstance(e, (list, tuple)) and _has_tensor(e) for e in seq)
 
 
-def _array_entry(node):
+def _array_entry(node, st):
     kind = node.dtype.kind
-    if kind == "b":
+    if kind == "b":  # a mask: its value decides the shape, so it is evaluated now (or refused under tracing)
         what = "a lazy 0-d boolean index" if node.ndim == 0 else "a boolean mask index"
-        raise error_at(ShapeError, "getitem", f"{what} {_MASK_HINT}")
+        value = concrete_value(node, st, "getitem", f"{what} selects one element per True",
+                               _MASK_HINT.split("; ", 1)[1])
+        return ("bool0", bool(value)) if node.ndim == 0 else ("mask", value)
     if kind not in "iu":
         raise error_at(IndexingError, "getitem", f"arrays used as indices must be of integer type, got {node.dtype}")
     return ("array", node)
@@ -227,6 +234,8 @@ def getitem(x, key):
     st = stack_of((x,))
     node = lift(x, st)
     entries = [_parse_entry(k, st) for k in (key if type(key) is tuple else (key,))]
+    if any(kind == "mask" for kind, _ in entries):
+        entries = _expand_masks(entries)
     ndim = node.ndim
     consumed = n_ellipsis = 0
     advanced = False
@@ -270,6 +279,12 @@ def getitem(x, key):
             basic.append((0, n, 1) if advanced else v % n)
             adv.append(v % n)
         else:
+            if type(v) is tuple:  # one axis of a boolean mask: its length must be the axis's
+                v, m = v
+                if m != n:
+                    raise error_at(IndexingError, "getitem", f"boolean index did not match indexed array along "
+                                                             f"axis {axis}; size of axis is {n} but size of "
+                                                             f"corresponding boolean axis is {m}")
             basic.append((0, n, 1))
             adv.append("a")
             idx.append(v)
@@ -284,6 +299,19 @@ def getitem(x, key):
     if isinstance(x, Tensor) and out is x.node:
         return x  # x[...] and x[:] are x: arrays are immutable
     return Tensor(out, st)
+
+
+def _expand_masks(entries):
+    """NumPy's reading of a boolean mask of k dimensions: the k integer index
+    arrays of ``nonzero(mask)``, one per axis it covers, each remembering
+    that axis's length in the mask (checked against the array's)."""
+    out = []
+    for kind, v in entries:
+        if kind == "mask":
+            out.extend(("array", (constant_node(i), m)) for i, m in zip(np.nonzero(v), v.shape))
+        else:
+            out.append((kind, v))
+    return out
 
 
 def _separated(entries) -> bool:
@@ -500,7 +528,39 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
                                                           ("order", order)))
 
 
-# ---------------------------------------------------------------- refused
+# ---------------------------------------------------------------- data-dependent sizes
+
+#: what to do instead when a size depends on traced data
+SIZE_HINT = "pass size=N (and fill_value=) for a static-size result padded as JAX pads it"
+
+
+def _traced_leaf(node):
+    """The placeholder or variable below a node that is not concrete: one
+    path down, following inputs that are not concrete either."""
+    while node.inputs:
+        node = next(i for i in node.inputs if not i.concrete)
+    return node
+
+
+def concrete_value(node, st, op: str, why: str, instead: str = SIZE_HINT, what: str = "shape") -> np.ndarray:
+    """The value of ``node`` where it decides a result's shape (or dtype).
+
+    Outside tracing (``node.concrete``: no placeholder or variable below) it
+    is evaluated now, an evaluation point as printing is.  Under tracing it
+    raises a ShapeError naming ``op``, the placeholder or variable it depends
+    on and the user's line; ``why`` says what depends on the data and
+    ``instead`` what to do."""
+    value = _const_value(node)
+    if value is not None:
+        return np.asarray(value)
+    if not node.concrete:
+        leaf = _traced_leaf(node)
+        raise error_at(ShapeError, op, f"{why}: a data-dependent {what}. fgraph evaluates the data there outside "
+                                       f"tracing, but here it depends on the {leaf.op} {leaf.name!r}, whose value "
+                                       f"is not known while the graph is built (fgraph.jit, a graph over "
+                                       f"placeholders or variables); {instead}")
+    return st.evaluate([node])[0]
+
 
 def data_dependent(name: str, counts: str = "True/non-zero entries",
                    instead: str = "use fgraph.numpy.where(mask, a, b) to select element-wise instead"):
@@ -514,6 +574,178 @@ def data_dependent(name: str, counts: str = "True/non-zero entries",
     return fn
 
 
+def static_size(size, op: str) -> int:
+    """``size=``: a Python int (the static length of a result), not negative."""
+    if isinstance(size, Tensor):
+        raise error_at(FgraphError, op, "size must be a Python int (the result's static length), not a lazy array")
+    try:
+        size = _operator.index(size)
+    except TypeError:
+        raise error_at(FgraphError, op, f"size must be a Python int, got {type(size).__name__}") from None
+    if size < 0:
+        raise error_at(ShapeError, op, f"size must not be negative, got {size}")
+    return size
+
+
+def _ns():
+    from .. import numpy as fnp  # late: the namespace is built from these modules
+
+    return fnp
+
+
+def _nonzero_why(op):
+    return f"numpy.{op} returns one index per non-zero element"
+
+
+def _nonzero(a, size, fill_value, op: str):
+    st = stack_of((a,))
+    node = lift(a, st)
+    if node.ndim == 0:
+        raise error_at(ShapeError, op, "Calling nonzero on 0d arrays is not allowed. Use "
+                                       "np.atleast_1d(scalar).nonzero() instead.")
+    if size is None:
+        if fill_value is not None:
+            raise error_at(FgraphError, op, "fill_value is used only with size=")
+        value = concrete_value(node, st, op, _nonzero_why(op), f"{SIZE_HINT}, or use fgraph.numpy.where(mask, a, b)"
+                                                              " to select element-wise")
+        return tuple(Tensor(constant_node(i), st) for i in np.nonzero(value))
+    return _sized_nonzero(node, st, static_size(size, op), fill_value, op)
+
+
+def _fills(fill_value, ndim: int, op: str, dtype=_INTP):
+    """One 0-d lazy fill per dimension from JAX's ``fill_value`` (a scalar
+    or a tuple, one per dimension; default 0)."""
+    fnp = _ns()
+    if fill_value is None:
+        fill_value = 0
+    fills = tuple(fill_value) if isinstance(fill_value, (tuple, list)) else (fill_value,) * ndim
+    if len(fills) != ndim:
+        raise error_at(ShapeError, op, f"fill_value must be a scalar or a tuple of length {ndim} (one per "
+                                       f"dimension), got length {len(fills)}")
+    out = []
+    for f in fills:
+        f = fnp.asarray(f)
+        if f.ndim:
+            raise error_at(ShapeError, op, f"fill_value must hold scalars, got shape {f.shape}")
+        out.append(f.astype(dtype))
+    return out
+
+
+def _sized_nonzero(node, st, size: int, fill_value, op: str):
+    """JAX's ``nonzero(a, size=N, fill_value=...)``: the first N indices of
+    non-zero elements (C order), padded with ``fill_value`` (default 0) when
+    there are fewer.  Lazy: a stable argsort of ``a == 0`` puts the non-zero
+    positions first, in order."""
+    fnp = _ns()
+    fills = _fills(fill_value, node.ndim, op)
+    n = size_of(node.shape)
+    if n == 0:
+        return tuple(fnp.broadcast_to(f, (size,)) + fnp.zeros(size, _INTP) for f in fills)
+    flat = fnp.ravel(Tensor(node, st)) != 0
+    order = fnp.argsort(~flat, kind="stable")
+    order = order[:size] if size <= n else fnp.concatenate([order, fnp.zeros(size - n, _INTP)])
+    valid = fnp.arange(size) < fnp.count_nonzero(flat)
+    coords = fnp.unravel_index(order, node.shape) if node.ndim > 1 else (order,)
+    return tuple(fnp.where(valid, c, f) for c, f in zip(coords, fills))
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """``numpy.nonzero``: outside tracing ``a`` is evaluated (an evaluation
+    point) and the indices are constants; under tracing it raises unless
+    ``size`` is given (JAX's form: the first ``size`` indices, padded with
+    ``fill_value``, a scalar or one per dimension, default 0)."""
+    return _nonzero(a, size, fill_value, "nonzero")
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """``numpy.flatnonzero``: ``nonzero(ravel(a))[0]`` (``size`` as in :func:`nonzero`)."""
+    st = stack_of((a,))
+    node = lift(a, st)
+    if size is None and fill_value is None:
+        value = concrete_value(node, st, "flatnonzero", _nonzero_why("flatnonzero"), SIZE_HINT)
+        return Tensor(constant_node(np.flatnonzero(value)), st)
+    return _nonzero(_ns().ravel(Tensor(node, st)), size, fill_value, "flatnonzero")[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """``numpy.argwhere``: one row of indices per non-zero element (``size``
+    as in :func:`nonzero`; a 0-d ``a`` gives rows of no columns)."""
+    st = stack_of((a,))
+    node = lift(a, st)
+    if size is None:
+        if fill_value is not None:
+            raise error_at(FgraphError, "argwhere", "fill_value is used only with size=")
+        value = concrete_value(node, st, "argwhere", _nonzero_why("argwhere"), SIZE_HINT)
+        return Tensor(constant_node(np.argwhere(value)), st)
+    fnp, size = _ns(), static_size(size, "argwhere")
+    if node.ndim == 0:
+        return fnp.zeros((size, 0), _INTP)
+    return fnp.stack(_sized_nonzero(node, st, size, fill_value, "argwhere"), axis=1)
+
+
+def _selected(condition, length: int, size, op: str):
+    """The positions ``compress``/``extract`` take: those of the true entries
+    of 1-D ``condition`` (evaluated now), or JAX's sized form (the first
+    ``size`` within ``length``, padded with 0) with its validity mask."""
+    st = stack_of((condition,))
+    cond = lift(condition, st)
+    if size is None:
+        value = concrete_value(cond, st, op, f"numpy.{op} keeps one element per true condition", SIZE_HINT)
+        return Tensor(constant_node(np.flatnonzero(value)), st), None
+    size, fnp = static_size(size, op), _ns()
+    c = Tensor(cond, st)
+    if c.shape[0] > length:  # (NumPy raises for a true entry past the end; a traced one cannot be checked)
+        c = c[:length]
+    (idx,) = _sized_nonzero(c.node, st, size, None, op)
+    return idx, fnp.arange(size) < fnp.count_nonzero(c)
+
+
+def _padded(values, valid, fill_value, axis: int):
+    """``values`` with the entries past ``valid`` along ``axis`` set to ``fill_value``."""
+    fnp = _ns()
+    if valid is None:
+        return values
+    shape = [1] * values.ndim
+    shape[axis] = values.shape[axis]
+    fill = fnp.asarray(fill_value)
+    return fnp.where(fnp.reshape(valid, tuple(shape)), values, fill.astype(values.dtype))
+
+
+def compress(condition, a, axis=None, out=None, *, size=None, fill_value=0):
+    """``numpy.compress``: the slices of ``a`` along ``axis`` (flattened
+    when None) where ``condition`` is true.  Only ``condition`` is evaluated
+    (an evaluation point); the result is a lazy gather of ``a``.  Under
+    tracing, JAX's ``size=`` keeps the first ``size`` slices, padded with
+    ``fill_value`` (a condition longer than the axis is cut to it)."""
+    refuse_out("compress", out)
+    return _compress(condition, a, axis, size, fill_value, "compress")
+
+
+def _compress(condition, a, axis, size, fill_value, op: str):
+    st = stack_of((condition, a))
+    if lift(condition, st).ndim != 1:
+        raise error_at(ShapeError, op, "condition must be a 1-d array")
+    x = Tensor(lift(a, st), st)
+    if axis is None:
+        x, axis = _ns().ravel(x), 0
+    ax = _axis_param(axis, x.ndim)
+    if not 0 <= ax < x.ndim:
+        raise error_at(ShapeError, op, f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    length = x.shape[ax]
+    idx, valid = _selected(condition, length, size, op)
+    if valid is not None and length == 0:
+        shape = x.shape[:ax] + (idx.shape[0],) + x.shape[ax + 1:]
+        return _ns().full(shape, fill_value, dtype=x.dtype)
+    return _padded(take(x, idx, axis=ax), valid, fill_value, ax)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """``numpy.extract``: ``take(ravel(arr), flatnonzero(ravel(condition)))``;
+    only ``condition`` is evaluated (``size`` as in :func:`compress`)."""
+    fnp = _ns()
+    return _compress(fnp.ravel(condition), fnp.ravel(arr), None, size, fill_value, "extract")
+
+
 def _mutating(name: str):
     def fn(*args, **kwargs):
         raise error_at(FgraphError, name, f"numpy.{name} writes into its argument, and fgraph arrays are immutable; "
@@ -524,11 +756,6 @@ def _mutating(name: str):
     return fn
 
 
-nonzero = data_dependent("nonzero")
-argwhere = data_dependent("argwhere")
-flatnonzero = data_dependent("flatnonzero")
-extract = data_dependent("extract")
-compress = data_dependent("compress")
 put = _mutating("put")
 put_along_axis = _mutating("put_along_axis")
 place = _mutating("place")

@@ -1,11 +1,14 @@
 """Sorting ops: sort, argsort (with the Array API's ``descending`` and
 ``stable``), partition, argpartition, lexsort, sort_complex, and the order
-statistics median, percentile, quantile and their nan- versions.
+statistics median, percentile, quantile and their nan- versions, and
+``unique`` with the Array API's ``unique_*``.
 
 Kernels call NumPy with the same ``kind`` the user passed, so results are
 bit-identical to NumPy's (unstable kinds included).  ``descending=True``
 follows the Array API: a stable descending order (equal elements keep their
-order).  ``unique`` and friends have data-dependent shapes and raise.
+order).  ``unique`` and friends have data-dependent shapes: outside tracing
+the input is evaluated (an evaluation point) and the results are constants;
+under tracing JAX's ``size=`` gives a static length (a lazy stable sort).
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from ..operator import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
 from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
-from .indexing import _axis_param, data_dependent
+from .indexing import SIZE_HINT, _axis_param, _sized_nonzero, concrete_value, constant_node, static_size
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex",
            "median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile",
@@ -291,15 +294,126 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     return _order_stat("nanquantile", a, q, axis, out, keepdims, method, weights)
 
 
-# ---------------------------------------------------------------- refused
+# ---------------------------------------------------------------- unique
 
-def _data_dependent(name: str):
-    return data_dependent(name, counts="distinct values", instead="sort instead (fgraph.numpy.sort) or select "
-                                                                   "element-wise with fgraph.numpy.where(mask, a, b)")
+def _ns():
+    from .. import numpy as fnp  # late: the namespace is built from these modules
+
+    return fnp
 
 
-unique = _data_dependent("unique")
-unique_values = _data_dependent("unique_values")
-unique_counts = _data_dependent("unique_counts")
-unique_inverse = _data_dependent("unique_inverse")
-unique_all = _data_dependent("unique_all")
+def _constants(result, st):
+    """NumPy's result (an array, a tuple or a named tuple of arrays) as lazy constants, same structure."""
+    if isinstance(result, np.ndarray):
+        return Tensor(constant_node(result), st)
+    items = [Tensor(constant_node(r), st) for r in result]
+    return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+
+
+def _unique(name: str, ar, flags: tuple, size, fill_value, numpy_call):
+    """``numpy_call(value)`` on the evaluated ``ar`` outside tracing; JAX's
+    sized form (axis None) when ``size`` is given.  ``flags``: return_index,
+    return_inverse, return_counts, equal_nan."""
+    st = stack_of((ar,))
+    node = lift(ar, st)
+    if size is None:
+        if fill_value is not None:
+            raise error_at(FgraphError, name, "fill_value is used only with size=")
+        value = concrete_value(node, st, name, f"numpy.{name} returns one element per distinct value", SIZE_HINT)
+        try:
+            return _constants(numpy_call(value), st)
+        except (ValueError, TypeError, IndexError) as e:  # NumPy's AxisError and the like, at the user's line
+            from ..errors import also
+
+            raise error_at(also(type(e)), name, str(e)) from None
+    return _sized_unique(name, node, st, *flags, static_size(size, name), fill_value)
+
+
+def _sized_unique(name, node, st, return_index, return_inverse, return_counts, equal_nan, size, fill_value):
+    """JAX's ``unique(x, size=N, fill_value=...)`` over the flattened ``x``:
+    the first N sorted distinct values, padded with ``fill_value`` (default:
+    the smallest value); indices padded with the smallest value's, counts
+    with 0; the inverse is whole.  A stable argsort, a mask of the first of
+    each run of equal values (NaNs equal when ``equal_nan``), and the sized
+    nonzero of that mask."""
+    fnp = _ns()
+    flat = fnp.ravel(Tensor(node, st))
+    n = flat.shape[0]
+    if n == 0:
+        if size and fill_value is None:
+            raise error_at(ShapeError, name, "an empty input with size > 0 needs a fill_value (there is no "
+                                             "smallest value to pad with)")
+        values = fnp.full(size, 0 if fill_value is None else fill_value, dtype=node.dtype)
+        empty_ix = fnp.zeros(size, _INTP)
+        parts = [values, empty_ix, fnp.zeros(node.shape, _INTP), empty_ix]
+    else:
+        perm = fnp.argsort(flat, kind="stable")
+        s = flat[perm]
+        neq = s[1:] != s[:-1]
+        if equal_nan and node.dtype.kind in "fc":
+            nan = fnp.isnan(s)
+            neq = neq & ~(nan[1:] & nan[:-1])
+        first = fnp.concatenate([fnp.ones(1, bool), neq])
+        (ind,) = _sized_nonzero(first.node, st, size, None, name)
+        values = s[ind]
+        if fill_value is not None:
+            fill = fnp.asarray(fill_value).astype(node.dtype)
+            values = fnp.where(fnp.arange(size) < fnp.count_nonzero(first), values, fill)
+        index = perm[ind] if return_index else None
+        inverse = fnp.reshape((fnp.cumsum(first) - 1)[fnp.argsort(perm)], node.shape) if return_inverse else None
+        counts = None
+        if return_counts:
+            (starts,) = _sized_nonzero(first.node, st, size + 1, None, name)
+            bounds = fnp.concatenate([starts[:1], fnp.where(starts[1:] != 0, starts[1:], n)])  # padding: the end
+            counts = bounds[1:] - bounds[:-1]
+        parts = [values, index, inverse, counts]
+    wanted = (True, return_index, return_inverse, return_counts)
+    out = tuple(p.astype(_INTP) if k and p.dtype != _INTP else p for k, p in enumerate(parts) if wanted[k])
+    return out[0] if len(out) == 1 else out
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           sorted=True, size=None, fill_value=None):
+    """``numpy.unique``: outside tracing ``ar`` is evaluated (its values are
+    the result) and NumPy's results come back as lazy constants.  Under
+    tracing it raises unless ``size`` is given: JAX's static form (axis None),
+    the first ``size`` sorted values padded with ``fill_value``."""
+    if size is not None and axis is not None:
+        raise error_at(FgraphError, "unique", "size= is supported with axis=None only")
+    flags = (return_index, return_inverse, return_counts, equal_nan)
+    return _unique("unique", ar, flags, size, fill_value,
+                   lambda v: np.unique(v, return_index, return_inverse, return_counts, axis=axis,
+                                       equal_nan=equal_nan, sorted=sorted))
+
+
+_RESULT_TYPES: dict = {}
+
+
+def _result_type(name: str):
+    """NumPy's named-tuple type for ``numpy.unique_<name>``."""
+    if name not in _RESULT_TYPES:
+        _RESULT_TYPES[name] = type(getattr(np, name)(np.zeros(1)))
+    return _RESULT_TYPES[name]
+
+
+def unique_values(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_values`` (Array API), evaluated outside tracing; ``size`` as in :func:`unique`."""
+    return _unique("unique_values", x, (False, False, False, False), size, fill_value, np.unique_values)
+
+
+def unique_counts(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_counts`` (Array API): values and counts; ``size`` as in :func:`unique`."""
+    out = _unique("unique_counts", x, (False, False, True, False), size, fill_value, np.unique_counts)
+    return out if size is None else _result_type("unique_counts")(*out)
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_inverse`` (Array API): values and inverse indices (x's shape); ``size`` as in :func:`unique`."""
+    out = _unique("unique_inverse", x, (False, True, False, False), size, fill_value, np.unique_inverse)
+    return out if size is None else _result_type("unique_inverse")(*out)
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_all`` (Array API): values, indices, inverse indices and counts; ``size`` as in :func:`unique`."""
+    out = _unique("unique_all", x, (True, True, True, False), size, fill_value, np.unique_all)
+    return out if size is None else _result_type("unique_all")(*out)
