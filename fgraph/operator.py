@@ -167,9 +167,13 @@ _ids = itertools.count()
 def _binary(name: str, reflected: bool = False):
     if reflected:
         def method(self, other):
+            if isinstance(other, (str, bytes)):
+                return NotImplemented  # "*" * n: Python repeats the string, through __index__
             return getattr(_namespace(), name)(other, self)
     else:
         def method(self, other):
+            if isinstance(other, (str, bytes)):
+                return NotImplemented
             return getattr(_namespace(), name)(self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
@@ -368,9 +372,15 @@ class Tensor:
 
     def __repr__(self):
         """NumPy's ``repr`` of the value (evaluating it, as printing in NumPy
-        shows data); a value that depends on a placeholder shows ``describe()``."""
+        shows data); a value that depends on a placeholder shows ``describe()``.
+        A 0-d result prints as the NumPy scalar NumPy's functions return
+        (``np.float64(2.5)``), unless it was made as a 0-d array."""
         value = self._printable()
-        return self.describe() if value is None else repr(value)
+        if value is None:
+            return self.describe()
+        if value.ndim == 0 and self.node.op not in _ZERO_D_ARRAY_OPS:
+            return repr(value[()])
+        return repr(value)
 
     def __str__(self):
         value = self._printable()
@@ -473,8 +483,14 @@ class Tensor:
         return self.stack.namespace or _namespace()
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        refuse_out(ufunc.__name__, kwargs.get("out"))
-        kwargs.pop("out", None)
+        out = kwargs.pop("out", None)
+        if out is not None:  # NumPy's or ours: the value written into it, as NumPy writes
+            result = self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
+            results = result if isinstance(result, tuple) else (result,)
+            for target, value in zip(out, results):
+                if target is not None:
+                    assign(target, value, casting=kwargs.get("casting", "same_kind"), op=ufunc.__name__)
+            return out[0] if len(out) == 1 else out
         ns = _namespace()
         name = ufunc.__name__
         if method == "__call__":
@@ -631,6 +647,17 @@ for _name in ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argm
 del _name, _ufunc
 
 
+def describe(t) -> str:
+    """A lazy array's description without evaluating it (``print(t)`` shows its values)."""
+    return t.describe()
+
+
+#: ops whose 0-d results NumPy returns as 0-d arrays, not scalars (np.array(5),
+#: np.zeros(()), a.reshape(()), a[..., 0]): everything else returns a scalar
+_ZERO_D_ARRAY_OPS = frozenset(("constant", "zeros", "ones", "full", "reshape", "slice", "broadcast_to", "setitem",
+                               "variable", "placeholder", "astype"))
+
+
 # ---------------------------------------------------------------- writes and layout
 
 def _basic_entry(e) -> bool:
@@ -678,6 +705,7 @@ def write_node(t: Tensor, new: Node) -> None:
     every other view read the new value next."""
     if new.shape != t.shape or new.dtype != t.dtype:
         raise FgraphError(f"internal: a write of {new.dtype}{list(new.shape)} into {t.dtype}{list(t.shape)}")
+    _check_writeable(t)
     if t._steps is None:
         t._node = new
         return

@@ -57,6 +57,7 @@ for _name in getattr(_api, "__all__", ()):
 # constants NumPy has
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
 __all__ += ["pi", "e", "inf", "nan", "newaxis", "euler_gamma"]
+__version__ = _np.__version__  # NumPy's: programs test it for NumPy's features (fgraph's is fgraph.__version__)
 
 #: NumPy's own names that compute on no array, taken as they are: the
 #: dtype machinery and scalar types (``np.float16``, ``np.floating`` in
@@ -82,6 +83,11 @@ _PASSED_THROUGH = (
     "index_exp", "mgrid", "ogrid",
     "load", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "fromstring", "fromiter", "fromregex",
     "get_include", "show_config", "show_runtime", "random", "testing", "exceptions",
+    # dates and calendars (datetime64 data stays NumPy's), iterators over values (they evaluate, as
+    # iteration does), NumPy's matrix, record and memory-mapped array classes, help, Python-function ufuncs
+    "busday_count", "busday_offset", "busdaycalendar", "is_busday", "datetime_as_string", "datetime_data", "isnat",
+    "nditer", "nested_iters", "flatiter", "matrix", "asmatrix", "bmat", "recarray", "record", "memmap", "info",
+    "frompyfunc",
 )
 for _name in _PASSED_THROUGH:
     if _name not in globals() and hasattr(_np, _name):  # (an own version wins)
@@ -92,6 +98,8 @@ del _family, _mod, _name, _api
 
 from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
 from . import fft  # noqa: E402  (numpy.fft's names: fgraph.numpy.fft)
+from . import emath  # noqa: E402  (numpy.emath's names: fgraph.numpy.emath)
+from . import lib  # noqa: E402  (numpy.lib: fgraph.numpy.lib.stride_tricks, lib.scimath)
 from . import handles as _handles  # noqa: E402
 
 
@@ -121,8 +129,16 @@ def _give_handles_numpy_identity(ns: dict, names) -> None:
 _give_handles_numpy_identity(globals(), list(__all__))
 
 
+#: NumPy's submodules for data fgraph does not hold (masked, string and record arrays) and its C
+#: interfaces: NumPy's own, imported when first asked for (numpy.polynomial is not among them: its
+#: classes would evaluate a lazy array and return NumPy's)
+_NUMPY_SUBMODULES = ("ma", "char", "strings", "rec", "ctypeslib")
+
+
 def __getattr__(name):
     # Called only for names the namespace lacks: say so in NumPy's terms.
+    if name in _NUMPY_SUBMODULES:
+        return getattr(_np, name)
     if hasattr(_np, name):
         raise AttributeError(f"fgraph.numpy has no lazy version of numpy.{name}; evaluate first with "
                              f"numpy.asarray(t) and call numpy.{name} on the result")

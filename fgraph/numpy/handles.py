@@ -33,11 +33,19 @@ def _reshape_layout(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def _ravel_layout(a, order="C"):
-    return np.reshape(a, -1, order="F" if order == "F" else "C", copy=False)
+    """NumPy's ``PyArray_Ravel``: a view only of a contiguous array (where
+    ``reshape(-1)`` may find a view through strides, ``ravel`` copies)."""
+    if order == "F" or (order == "A" and a.flags.f_contiguous and not a.flags.c_contiguous):
+        return a.reshape(-1, order="F") if a.flags.f_contiguous else None
+    return a.reshape(-1) if a.flags.c_contiguous else None
 
 
 def _imag_layout(a):
-    return a.imag if a.dtype.kind == "c" else None  # NumPy's imag of a real array is a new (read-only) array
+    return a.imag if a.dtype.kind == "c" else READ_ONLY  # NumPy: a new, read-only array of zeros
+
+
+#: a layout function's answer for "a new array that NumPy makes read-only"
+READ_ONLY = object()
 
 
 #: namespace name -> NumPy's function on layouts (shadows), and how results map to arguments:
@@ -74,6 +82,10 @@ def viewing(fn, layout_fn, kind: str):
             shadow = None  # NumPy would copy (or refuse: fn has raised already)
         if shadow is None:
             return _fresh_result(result, args)
+        if shadow is READ_ONLY:
+            result = Tensor(result.node, result.stack)
+            _shadow_of(result).flags.writeable = False
+            return result
         if kind == "one":
             return link_view(args[0], result, shadow) if isinstance(args[0], Tensor) else result
         results = result if isinstance(result, (tuple, list)) else (result,)

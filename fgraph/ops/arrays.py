@@ -1,9 +1,9 @@
 """Array assembly and rearrangement composed of other ops: ``diag``,
 ``diagflat``, ``append``, ``delete``, ``insert``, ``block``, ``rollaxis``,
-``resize``, ``fromfunction``, ``asfortranarray``, ``ix_``, bit packing, the
-function appliers (``apply_along_axis``, ``apply_over_axes``), and the
-index helpers that read only an array's shape (``tril_indices_from`` and
-friends).
+``resize``, ``fromfunction``, ``asfortranarray``, ``require``, ``isfortran``,
+``ix_``, bit packing, the function appliers (``apply_along_axis``,
+``apply_over_axes``, ``piecewise``, ``vectorize``), and the index helpers
+that read only an array's shape (``tril_indices_from`` and friends).
 
 Each follows NumPy's definition, so shapes, dtypes and values are NumPy's.
 What decides a result's shape (the indices ``delete`` and ``insert`` take,
@@ -25,7 +25,8 @@ from .compose import axis_index, lazy, namespace, python_int, python_value
 
 __all__ = ["diag", "diagflat", "append", "delete", "insert", "block", "rollaxis", "resize", "fromfunction",
            "asfortranarray", "ix_", "r_", "c_", "packbits", "unpackbits", "apply_along_axis", "apply_over_axes",
-           "tril_indices_from", "triu_indices_from", "diag_indices_from"]
+           "tril_indices_from", "triu_indices_from", "diag_indices_from", "piecewise", "vectorize", "require",
+           "isfortran"]
 
 
 def diag(v, k=0):
@@ -452,3 +453,111 @@ def diag_indices_from(arr):
         raise error_at(ShapeError, "diag_indices_from", f"all dimensions of input must be of equal length, "
                                                         f"not {shape}")
     return np.diag_indices(shape[0], len(shape))
+
+
+# ---------------------------------------------------------------- Python functions over arrays
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """Lazy ``numpy.piecewise``: ``funclist[k]`` (a function, or a value) where
+    ``condlist[k]`` holds, later pieces over earlier ones, 0 elsewhere; one
+    more function than conditions is the "otherwise" piece.
+
+    Each function is applied to the whole of ``x`` and its values kept where
+    its condition holds (NumPy applies it to the selected values only, a
+    data-dependent shape); for element-wise functions, the usual kind, the
+    values are NumPy's.  The result has ``x``'s dtype, as in NumPy.
+    """
+    fnp = namespace()
+    x = lazy(x)
+    n2 = len(funclist)
+    # as NumPy: a single condition is promoted to a list of one condition
+    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray, Tensor)) and x.ndim != 0):
+        condlist = [condlist]
+    conds = fnp.asarray(condlist, dtype=bool)
+    n = conds.shape[0]
+    if n == n2 - 1:  # the "otherwise" condition
+        conds = fnp.concatenate([conds, ~fnp.any(conds, axis=0, keepdims=True)], axis=0)
+    elif n != n2:
+        raise error_at(ShapeError, "piecewise", f"with {n} condition(s), either {n} or {n + 1} functions are "
+                                                "expected")
+    if conds.shape[1:] != x.shape:
+        raise error_at(IndexingError, "piecewise", f"boolean index did not match indexed array: the conditions "
+                                                   f"have shape {conds.shape[1:]}, x has shape {x.shape}")
+    y = fnp.zeros_like(x)
+    for k, func in enumerate(funclist):
+        value = func(x, *args, **kw) if callable(func) else func
+        value = fnp.asarray(value).astype(x.dtype)  # y[cond] = value: NumPy's unsafe cast into y
+        y = fnp.where(conds[k], value, y)
+    return y
+
+
+class vectorize(np.vectorize):
+    """``numpy.vectorize``: ``pyfunc`` called on each element's value.
+
+    A Python function runs on values, so lazy arguments are evaluated first
+    (an evaluation point, as ``float(t)`` is) and numeric results come back
+    as lazy arrays; under tracing (a placeholder or variable below) it
+    raises: write the function with ``fgraph.numpy`` operations and call it
+    on the arrays instead.
+    """
+
+    def __call__(self, *args, **kwargs):
+        if self.pyfunc is np._NoValue:  # @vectorize(otypes=...) then the function
+            return super().__call__(*args, **kwargs)
+        given = list(args) + list(kwargs.values())
+        for a in given:
+            if isinstance(a, Tensor) and not a.node.concrete:
+                raise error_at(FgraphError, "vectorize", "numpy.vectorize calls a Python function on each value, "
+                                                         "which a traced array does not have yet; write the "
+                                                         "function with fgraph.numpy operations and call it on "
+                                                         "the arrays")
+        if not any(isinstance(a, Tensor) for a in given):
+            return super().__call__(*args, **kwargs)
+        out = super().__call__(*(_evaluated(a) for a in args), **{k: _evaluated(v) for k, v in kwargs.items()})
+        return tuple(map(_lazy_result, out)) if isinstance(out, tuple) else _lazy_result(out)
+
+
+def _evaluated(a):
+    return np.asarray(a) if isinstance(a, Tensor) else a
+
+
+def _lazy_result(out):
+    """A result of lazy arguments as a lazy array; strings and objects stay NumPy's."""
+    out = np.asarray(out)
+    return out if out.dtype.kind in "OSUVMm" else namespace().asarray(out)
+
+
+# ---------------------------------------------------------------- layout requirements
+
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+                 "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O", "OWNDATA": "O",
+                 "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """Lazy ``numpy.require``: ``a`` as an array of ``dtype`` whose flags meet
+    ``requirements`` (a copy where they do not: a view asked to own its
+    data, a read-only array asked to be writeable)."""
+    fnp = namespace()
+    reqs = set()
+    for r in ([requirements] if isinstance(requirements, str) else requirements or ()):
+        key = str(r).upper()
+        if key not in _REQUIREMENTS:
+            raise error_at(FgraphError, "require", f"unknown requirement {r!r}")
+        reqs.add(_REQUIREMENTS[key])
+    if "C" in reqs and "F" in reqs:
+        raise error_at(FgraphError, "require", "Cannot specify both 'C' and 'F' order")
+    t = fnp.asarray(a, dtype=dtype)
+    flags = getattr(t, "flags", None)
+    names = {"C": "c_contiguous", "F": "f_contiguous", "A": "aligned", "W": "writeable", "O": "owndata"}
+    if flags is not None and any(not getattr(flags, names[r]) for r in reqs if r in names):
+        t = fnp.array(t, order="F" if "F" in reqs else "C")
+    return t
+
+
+def isfortran(a):
+    """``numpy.isfortran``: True where ``a`` is Fortran-contiguous and not C-contiguous."""
+    flags = getattr(a, "flags", None)
+    if isinstance(a, Tensor) and flags is not None:
+        return bool(flags.f_contiguous and not flags.c_contiguous)
+    return np.isfortran(a)

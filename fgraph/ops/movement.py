@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, ShapeError
+from ..errors import DTypeError, FgraphError, ShapeError, user_stacklevel
 from ..operator import Tensor
 from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
 from ..symbol import error_at, make_node, refuse_out
@@ -45,7 +45,7 @@ __all__ = [
     "concatenate", "concat", "stack", "unstack", "hstack", "vstack", "dstack", "column_stack",
     "split", "array_split", "hsplit", "vsplit", "dsplit",
     "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad",
-    "atleast_1d", "atleast_2d", "atleast_3d", "diff",
+    "atleast_1d", "atleast_2d", "atleast_3d", "diff", "row_stack", "broadcast",
 ]
 
 
@@ -452,6 +452,49 @@ def broadcast_to(array, shape, subok=False):
     return _broadcast_to(x, shape)
 
 
+class broadcast:
+    """``numpy.broadcast`` of lazy arrays: the broadcast ``shape``, ``nd``,
+    ``ndim``, ``size`` and ``numiter`` are known now; iterating (tuples of
+    the elements) evaluates the arrays, as iterating one does."""
+
+    def __init__(self, *args):
+        if len(args) > 64:
+            raise _fail("broadcast", f"Need at most 64 array objects, got {len(args)}")
+        self._args = args
+        shapes = [a.shape if isinstance(a, Tensor) else np.shape(a) for a in args]
+        try:
+            self.shape = _broadcast_shapes(*shapes)
+        except ShapeError as e:
+            raise _fail("broadcast", str(e)) from None
+        self.nd = self.ndim = len(self.shape)
+        self.size = size_of(self.shape)
+        self.numiter = len(args)
+        self._values = None
+
+    def _numpy(self) -> np.broadcast:
+        if self._values is None:
+            self._values = np.broadcast(*(np.asarray(a) if isinstance(a, Tensor) else a for a in self._args))
+        return self._values
+
+    @property
+    def index(self) -> int:
+        return 0 if self._values is None else self._values.index
+
+    @property
+    def iters(self) -> tuple:
+        return self._numpy().iters
+
+    def reset(self) -> None:
+        if self._values is not None:
+            self._values.reset()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._numpy())
+
+
 def broadcast_arrays(*args, subok=False):
     """Lazy ``numpy.broadcast_arrays``: a tuple of arrays of the common shape."""
     ts = [_tensor(a) for a in args]
@@ -532,6 +575,13 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
     if not ts:
         raise _fail("vstack", "need at least one array to concatenate")
     return _concat(ts, 0, dtype, casting)
+
+
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """``numpy.row_stack``: NumPy 2's deprecated alias of ``vstack`` (it warns as NumPy does)."""
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning,
+                  stacklevel=user_stacklevel())
+    return vstack(tup, dtype=dtype, casting=casting)
 
 
 def dstack(tup):
