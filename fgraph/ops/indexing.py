@@ -683,15 +683,20 @@ def argwhere(a, *, size=None, fill_value=None):
     return fnp.stack(_sized_nonzero(node, st, size, fill_value, "argwhere"), axis=1)
 
 
-def _selected(condition, length: int, size, op: str):
-    """The positions ``compress``/``extract`` take: those of the true entries
-    of 1-D ``condition`` (evaluated now), or JAX's sized form (the first
-    ``size`` within ``length``, padded with 0) with its validity mask."""
+def _selected(condition, length: int, axis: int, size, op: str, check: bool):
+    """The positions ``compress``/``extract`` take along ``axis`` (of
+    ``length``): those of the true entries of 1-D ``condition`` (evaluated
+    now; one past the end is NumPy's IndexError when ``check``), or JAX's
+    sized form (the first ``size`` within ``length``, padded with 0) with
+    its validity mask."""
     st = stack_of((condition,))
     cond = lift(condition, st)
     if size is None:
         value = concrete_value(cond, st, op, f"numpy.{op} keeps one element per true condition", SIZE_HINT)
-        return Tensor(constant_node(np.flatnonzero(value)), st), None
+        idx = np.flatnonzero(value)
+        if check and idx.size and idx[-1] >= length:
+            raise error_at(IndexingError, op, f"index {idx[-1]} is out of bounds for axis {axis} with size {length}")
+        return Tensor(constant_node(idx), st), None
     size, fnp = static_size(size, op), _ns()
     c = Tensor(cond, st)
     if c.shape[0] > length:  # (NumPy raises for a true entry past the end; a traced one cannot be checked)
@@ -732,7 +737,8 @@ def _compress(condition, a, axis, size, fill_value, op: str):
     if not 0 <= ax < x.ndim:
         raise error_at(ShapeError, op, f"axis {axis} is out of bounds for array of dimension {x.ndim}")
     length = x.shape[ax]
-    idx, valid = _selected(condition, length, size, op)
+    # NumPy's take checks the indices unless the axes before ``axis`` are empty
+    idx, valid = _selected(condition, length, ax, size, op, size_of(x.shape[:ax]) > 0)
     if valid is not None and length == 0:
         shape = x.shape[:ax] + (idx.shape[0],) + x.shape[ax + 1:]
         return _ns().full(shape, fill_value, dtype=x.dtype)
