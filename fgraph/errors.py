@@ -83,6 +83,19 @@ def user_location(skip: int = 2) -> tuple[str, int] | None:
     return None
 
 
+def user_stacklevel() -> int:
+    """``warnings.warn``'s ``stacklevel`` that names the user's line, for a
+    warning raised in the function calling this (however many fgraph and
+    NumPy frames lie between it and the user's code)."""
+    f, level = sys._getframe(1), 1
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_LIBRARY_DIRS) and not fn.startswith("<frozen"):
+            return level
+        f, level = f.f_back, level + 1
+    return 1
+
+
 def format_location(where: tuple[str, int] | None) -> str:
     if where is None:
         return "<unknown>"
