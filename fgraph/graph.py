@@ -153,6 +153,8 @@ def _updates(updates) -> tuple[tuple[Node, Node], ...]:
     seen = set()
     for var, value in pairs:
         v = as_node(var)
+        if v.op != "variable" and isinstance(var, Tensor) and var._storage is not None and not var._steps:
+            v = var._storage.origin  # a variable's handle, moved by writes, still names its variable
         if v.op != "variable":
             raise error_at(FgraphError, "Graph", f"updates: {v} is not a variable (only variables hold state)")
         if id(v) in seen:

@@ -35,10 +35,11 @@ class Storage:
     """The memory a base array and its views share: its current node, a
     version that every write bumps, and the scratch element shadows point at."""
 
-    __slots__ = ("node", "version", "scratch")
+    __slots__ = ("node", "version", "scratch", "origin")
 
     def __init__(self, node: Node):
         self.node = node
+        self.origin = node  # what the storage started as (a variable's handle keeps naming its variable)
         self.version = 0
         self.scratch = np.zeros(1, node.dtype)
 

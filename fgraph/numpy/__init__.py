@@ -39,8 +39,12 @@ def variable(value, name=None, dtype=None) -> Tensor:
     st = current()
     if isinstance(value, Tensor):
         value = value.eval()
+    from ..operator import _shadow_of
+
     arr = value if isinstance(value, _np.ndarray) and dtype is None else python_data_array(value, dtype, st)
-    return Tensor(_variable_node(arr, name), st)
+    t = Tensor(_variable_node(arr, name), st)
+    _shadow_of(t)  # its storage remembers the variable: writes move the handle, updates={t: ...} still name it
+    return t
 
 
 for _family in _FAMILIES + _COMPOSITES:
