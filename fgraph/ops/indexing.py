@@ -12,7 +12,7 @@ Boolean masks, ``nonzero`` and friends give data-dependent shapes: outside
 tracing what decides the size is evaluated (an evaluation point) and the
 result is a lazy gather of constant indices; under tracing they raise, or
 take JAX's ``size=``.  The functions that write into their
-argument (``put``, ``copyto``, ...) raise because arrays are immutable.
+argument (``put``, ``copyto``, ...) live in ``writes``.
 """
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
 
 __all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
-           "nonzero", "argwhere", "flatnonzero", "extract", "compress",
-           "put", "put_along_axis", "place", "putmask", "copyto", "fill_diagonal"]
+           "nonzero", "argwhere", "flatnonzero", "extract", "compress"]
 
 _INTP = np.dtype(np.intp)
 
@@ -750,24 +749,6 @@ def extract(condition, arr, *, size=None, fill_value=0):
     only ``condition`` is evaluated (``size`` as in :func:`compress`)."""
     fnp = _ns()
     return _compress(fnp.ravel(condition), fnp.ravel(arr), None, size, fill_value, "extract")
-
-
-def _mutating(name: str):
-    def fn(*args, **kwargs):
-        raise error_at(FgraphError, name, f"numpy.{name} writes into its argument, and fgraph arrays are immutable; "
-                                          "build a new array instead, e.g. with fgraph.numpy.where(mask, values, a), "
-                                          "or evaluate first with numpy.asarray(t)")
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``numpy.{name}`` mutates its argument: raises FgraphError (arrays are immutable)."
-    return fn
-
-
-put = _mutating("put")
-put_along_axis = _mutating("put_along_axis")
-place = _mutating("place")
-putmask = _mutating("putmask")
-copyto = _mutating("copyto")
-fill_diagonal = _mutating("fill_diagonal")
 
 
 # ---------------------------------------------------------------- scatter_add (the transpose of gathers)
