@@ -558,19 +558,8 @@ def concrete_value(node, st, op: str, why: str, instead: str = SIZE_HINT, what: 
                                        f"tracing, but here it depends on the {leaf.op} {leaf.name!r}, whose value "
                                        f"is not known while the graph is built (fgraph.jit, a graph over "
                                        f"placeholders or variables); {instead}")
-    return st.evaluate([node])[0]
-
-
-def data_dependent(name: str, counts: str = "True/non-zero entries",
-                   instead: str = "use fgraph.numpy.where(mask, a, b) to select element-wise instead"):
-    """A stand-in for a NumPy function whose result size depends on the data:
-    it raises a ShapeError that says so and what to use instead."""
-    def fn(*args, **kwargs):
-        raise error_at(ShapeError, name, f"numpy.{name} returns as many elements as the data has {counts}: "
-                                         f"a data-dependent shape, which a static-shape graph cannot hold; {instead}")
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``numpy.{name}`` has a data-dependent shape: raises ShapeError."
-    return fn
+    value = st.evaluate([node])[0]
+    return value if isinstance(value, np.ndarray) else np.asarray(value.get() if hasattr(value, "get") else value)
 
 
 def static_size(size, op: str) -> int:
