@@ -29,18 +29,31 @@ def make(engine: str = "numpy", dtype=None, **options) -> types.ModuleType:
             obj = obj.on_stack(st)
         setattr(mod, name, obj)
     mod.__all__ = list(fnp.__all__)
-    for sub in ("linalg", "fft"):  # sub-namespaces, bound the same way
+    for sub in ("linalg", "fft", "emath"):  # sub-namespaces, bound the same way
         src = getattr(fnp, sub, None)
         if isinstance(src, types.ModuleType):
-            bound = types.ModuleType(f"{mod.__name__}.{sub}", src.__doc__)
-            for name in getattr(src, "__all__", ()):
-                obj = getattr(src, name)
-                setattr(bound, name, _bind(obj, st) if isinstance(obj, types.FunctionType) else obj)
-            bound.__all__ = list(getattr(src, "__all__", ()))
-            setattr(mod, sub, bound)
+            setattr(mod, sub, _bound_module(src, f"{mod.__name__}.{sub}", st))
+    # numpy.lib: stride_tricks bound; scimath is emath; the rest (NumPy's own names) as fgraph.numpy.lib finds them
+    lib = _bound_module(fnp.lib, f"{mod.__name__}.lib", st)
+    lib.stride_tricks = _bound_module(fnp.lib.stride_tricks, f"{mod.__name__}.lib.stride_tricks", st)
+    lib.scimath = getattr(mod, "emath", fnp.lib.scimath)
+    lib.__getattr__ = fnp.lib.__getattr__
+    mod.lib = lib
+    mod.__version__ = fnp.__version__  # NumPy's
+    mod.__getattr__ = fnp.__getattr__  # NumPy's submodules (ma, polynomial...) and the "no lazy version" errors
     mod.__fgraph_stack__ = st  # not `stack`: that is numpy.stack
     st.namespace = mod
     return mod
+
+
+def _bound_module(src: types.ModuleType, name: str, st) -> types.ModuleType:
+    """A copy of the namespace module ``src`` whose functions build on ``st``."""
+    bound = types.ModuleType(name, src.__doc__)
+    for attr in getattr(src, "__all__", ()):
+        obj = getattr(src, attr)
+        setattr(bound, attr, _bind(obj, st) if isinstance(obj, types.FunctionType) else obj)
+    bound.__all__ = list(getattr(src, "__all__", ()))
+    return bound
 
 
 def _bind(fn, st):

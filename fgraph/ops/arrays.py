@@ -470,8 +470,11 @@ def piecewise(x, condlist, funclist, *args, **kw):
     fnp = namespace()
     x = lazy(x)
     n2 = len(funclist)
-    # as NumPy: a single condition is promoted to a list of one condition
-    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray, Tensor)) and x.ndim != 0):
+    # as NumPy: a single condition is promoted to a list of one condition (an array's first element is an
+    # array only if it has two axes or more)
+    first = None if np.isscalar(condlist) else condlist[0]
+    if np.isscalar(condlist) or (not (isinstance(first, (list, np.ndarray)) or (isinstance(first, Tensor) and
+                                                                                first.ndim)) and x.ndim != 0):
         condlist = [condlist]
     conds = fnp.asarray(condlist, dtype=bool)
     n = conds.shape[0]
