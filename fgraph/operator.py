@@ -378,8 +378,10 @@ class Tensor:
         value = self._printable()
         if value is None:
             return self.describe()
-        if value.ndim == 0 and self.node.op not in _ZERO_D_ARRAY_OPS:
-            return repr(value[()])
+        if value.ndim == 0 and not self._steps:  # (a view is an array)
+            made_by = self._storage.origin.op if self._storage is not None else self.node.op
+            if made_by not in _ZERO_D_ARRAY_OPS:
+                return repr(value[()])
         return repr(value)
 
     def __str__(self):
@@ -706,6 +708,8 @@ def write_node(t: Tensor, new: Node) -> None:
     if new.shape != t.shape or new.dtype != t.dtype:
         raise FgraphError(f"internal: a write of {new.dtype}{list(new.shape)} into {t.dtype}{list(t.shape)}")
     _check_writeable(t)
+    if t._steps is None and t.ndim == 0:
+        _shadow_of(t)  # remember what made it: a 0-d array stays an array (for printing) through writes
     if t._steps is None:
         t._node = new
         return
