@@ -1,6 +1,6 @@
 """Data-dependent sizes: ``nonzero``, ``argwhere``, ``flatnonzero``, one-argument
 ``where``, boolean masks, ``compress``, ``extract``, ``unique`` and ``unique_*``,
-the set functions, ``trim_zeros`` and ``real_if_close``.
+the set functions, ``trim_zeros``, ``real_if_close`` and ``roots``.
 
 Outside tracing (nothing below is a placeholder or a variable) they evaluate
 what decides the size and equal NumPy exactly: shape, dtype, values, order,
@@ -234,6 +234,13 @@ def test_real_if_close(a, imag, tol):
     eager(lambda xp, x: xp.real_if_close(x, tol=tol), a)
 
 
+@given(p=hnp.arrays(st.sampled_from([np.int64, np.float64, np.complex128]), st.integers(0, 5),
+                   elements=st.sampled_from([0, 1, -2, 3])))
+def test_roots(p):
+    eager(lambda xp, c: xp.roots(c), p)
+    eager(lambda xp, c: xp.roots(c), p.reshape(1, -1))   # NumPy refuses a 2-D polynomial
+
+
 def test_real_if_close_of_a_real_array_needs_no_value():
     x = fnp.placeholder((2,), "float64", name="x")
     assert fnp.real_if_close(x).node is x.node
@@ -253,6 +260,7 @@ REFUSED = [
     ("union1d", lambda xp, x: xp.union1d(x, [1.0])), ("intersect1d", lambda xp, x: xp.intersect1d([1.0], x)),
     ("setdiff1d", lambda xp, x: xp.setdiff1d(x, x)), ("setxor1d", lambda xp, x: xp.setxor1d(x, [2.0])),
     ("trim_zeros", lambda xp, x: xp.trim_zeros(x)), ("real_if_close", lambda xp, x: xp.real_if_close(x + 0j)),
+    ("roots", lambda xp, x: xp.roots(x[0])),
 ]
 
 

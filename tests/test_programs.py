@@ -46,7 +46,6 @@ KNOWN_FAILURES = {
     # NumPy's Generator.shuffle swaps a non-ndarray's rows through views and duplicates them
     "shuffle_rng.py": "rng.shuffle of a 2-D lazy array swaps rows through views and duplicates them",
     # functions or dtypes fgraph.numpy lacks
-    "polynomial_fit.py": "fgraph.numpy has no lazy version of numpy.roots",
     "eigen_symmetric.py": "np.linalg.eigvals of a real matrix: DTypeError (real or complex depending on the values)",
     "lexsort_records.py": "string arrays: fgraph's arrays hold booleans and numbers (a documented limit)",
 }

@@ -1,12 +1,14 @@
 """NumPy functions whose result's shape or dtype depends on the data, composed
 of other ops: the set functions (``intersect1d``, ``union1d``,
-``setdiff1d``, ``setxor1d``), ``trim_zeros`` and ``real_if_close``
-(``nonzero`` and masks live in ``indexing``, ``unique`` in ``sorting``).
+``setdiff1d``, ``setxor1d``), ``trim_zeros``, ``real_if_close`` and
+``roots`` (``nonzero`` and masks live in ``indexing``, ``unique`` in
+``sorting``).
 
 Outside tracing (the arguments depend on no placeholder or variable) what
 decides the result is evaluated, an evaluation point as printing is, and
-the result is NumPy's: constants for the set functions, a lazy slice or
-view of the argument for ``trim_zeros`` and ``real_if_close``.  Under
+the result is NumPy's: constants for the set functions and ``roots``, a
+lazy slice or view of the argument for ``trim_zeros`` and
+``real_if_close``.  Under
 tracing they raise, naming the placeholder; the set functions take JAX's
 ``size=`` (and ``fill_value=``) instead: the first ``size`` sorted values,
 padded, built from a stable argsort.
@@ -21,7 +23,7 @@ from ..symbol import error_at
 from .compose import namespace
 from .indexing import SIZE_HINT, _sized_nonzero, concrete_value, constant_node, static_size
 
-__all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close"]
+__all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots"]
 
 _INTP = np.dtype(np.intp)
 
@@ -203,3 +205,14 @@ def real_if_close(a, tol=100):
                                                              "array depending on the values",
                            "use fgraph.numpy.real(a) when the result should be real", what="dtype")
     return fnp.real(t) if np.all(np.absolute(value.imag) < tol) else t
+
+
+def roots(p):
+    """``numpy.roots``: the roots of the polynomial with coefficients ``p``.
+    Their number (leading and trailing zeros are trimmed) and their dtype
+    (real or complex) depend on the values, so ``p`` is evaluated outside
+    tracing and NumPy's roots come back as a constant."""
+    st = stack_of((p,))
+    value = concrete_value(lift(p, st), st, "roots", "numpy.roots returns one root per degree of the polynomial "
+                                                     "once its zeros are trimmed", "evaluate the coefficients first")
+    return Tensor(constant_node(_numpy("roots", np.roots, value)), st)
