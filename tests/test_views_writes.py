@@ -370,3 +370,35 @@ def test_a_failed_write_changes_no_handle():
     with pytest.raises(ValueError):
         v[...] = np.ones(5)
     assert a.node is before
+
+
+@given(data=st.data())
+@settings(max_examples=30)
+def test_gradients_through_writes_match_finite_differences(data):
+    n = data.draw(st.integers(2, 6))
+    idx = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4))
+    lo = data.draw(st.integers(0, n - 1))
+    x = np.linspace(-1.0, 1.0, n)
+    v = np.linspace(0.5, 2.0, len(idx))
+    w = np.arange(1.0, n + 1)
+
+    def f(x, v):
+        y = x * x
+        y[lo:] *= 3.0              # an augmented write of a region
+        y[np.array(idx)] = v * v   # repeated indices: the last write wins
+        u = y[::-1]                # a write through a view reaches y
+        u[0] = u[0] * 2.0
+        return (y * w).sum()
+
+    gx, gv = fgraph.grad(f, argnums=(0, 1))(x, v)
+    eps = 1e-6
+    for arg, grad in ((0, gx), (1, gv)):
+        base = [x, v]
+        num = []
+        for i in range(base[arg].size):
+            bumped = [b.copy() for b in base]
+            bumped[arg][i] += eps
+            lower = [b.copy() for b in base]
+            lower[arg][i] -= eps
+            num.append((float(f(*map(fnp.asarray, bumped))) - float(f(*map(fnp.asarray, lower)))) / (2 * eps))
+        np.testing.assert_allclose(np.asarray(grad), num, rtol=1e-5, atol=1e-6)
