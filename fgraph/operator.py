@@ -570,6 +570,9 @@ class Tensor:
     def nonzero(self):
         return _namespace().nonzero(self)
 
+    def compress(self, condition, axis=None, out=None):
+        return _namespace().compress(condition, self, axis=axis, out=out)
+
     def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]

@@ -93,8 +93,9 @@ def test_sort_errors():
         fnp.sort(t, kind="stable", stable=True)   # NumPy refuses both
     with pytest.raises(fgraph.FgraphError, match="structured"):
         fnp.sort(t, order="f0")
-    with pytest.raises(fgraph.FgraphError, match="immutable"):
-        t.sort()
+    a = t
+    t.sort(axis=0)  # in place: the handle moves, aliases see it
+    np.testing.assert_array_equal(np.asarray(a), np.sort(np.arange(6.0).reshape(2, 3), axis=0))
 
 
 def test_numpy_functions_dispatch_lazily():
@@ -223,8 +224,8 @@ def test_order_statistics_errors():
         fnp.median(t, axis=2)
     with pytest.raises(fgraph.FgraphError, match=r"(?s)percentile.*test_sorting\.py"):
         fnp.percentile(t, 50, method="bogus")
-    with pytest.raises(fgraph.FgraphError, match="immutable"):
-        fnp.median(t, out=np.zeros(()))
+    out = np.zeros(())
+    assert fnp.median(t, out=out) is out and out == 2.5  # a NumPy out= receives the value
     check(lambda xp, x: xp.percentile(x, 50), np.zeros(0))           # NumPy raises at run time: so do we
     check(lambda xp, x: xp.percentile(x, 50), np.zeros(3, bool))      # NumPy refuses booleans
 
