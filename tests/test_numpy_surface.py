@@ -207,6 +207,7 @@ def test_emath_as_numpy(data):
     x = data.draw(arrays(dtype, shapes(max_dims=2), -3, 3))
     form = data.draw(st.sampled_from(["constant", "computed"]))
     lazy_x = fnp.asarray(x) if form == "constant" else fnp.asarray(x) * 1  # a node known without tracing
+    x = x if form == "constant" else x * 1  # (x * 1 turns a complex -0j into +0j, on either side of a branch cut)
     with np.errstate(all="ignore"):
         for name in EMATH_ONE:  # NumPy's own kernels after the same conversion: identical values
             same(getattr(fnp.emath, name)(lazy_x), np.asarray(getattr(np.emath, name)(x)))
@@ -337,3 +338,31 @@ def test_require_isfortran_row_stack_broadcast():
     assert list(fnp.broadcast(t[0], [1, 2, 3])) == list(np.broadcast(a[0], [1, 2, 3]))
     with pytest.raises(fgraph.ShapeError):
         fnp.broadcast(t, fnp.ones(4))
+
+
+# ---------------------------------------------------------------- feeds: unused placeholders ignored, typos named
+
+@pytest.mark.parametrize("engine", ["numpy", "dask"])
+def test_feeds_of_unused_placeholders_are_ignored(engine):
+    if engine == "dask":
+        pytest.importorskip("dask")
+    x = fnp.placeholder((3,), name="x")
+    labels = fnp.placeholder((3,), name="labels")  # made, but the graph's outputs do not use it
+    w = fnp.variable(np.arange(3.0), name="w")
+    grad_w = fgraph.grad(fnp.sum(w * w), w)  # a gradient that depends on no input
+    exe = fgraph.compile(fgraph.Graph([fnp.sum(x * w), grad_w]), engine=engine)
+    feeds = dict(x=np.ones(3), labels=np.zeros(3))
+    total, g = exe(**feeds)
+    assert float(total) == 3.0 and np.array_equal(np.asarray(g), [0.0, 2.0, 4.0])
+    with pytest.raises(fgraph.FgraphError, match=r"'lables' names no placeholder \(did you mean 'labels'\?\)"):
+        exe(x=np.ones(3), lables=np.zeros(3))
+    with pytest.raises(fgraph.FgraphError, match=r"'w' is a variable.*exe.assign"):
+        exe(x=np.ones(3), w=np.zeros(3))
+    with pytest.raises(fgraph.FgraphError, match="missing feed"):
+        exe(labels=np.zeros(3))
+    del labels
+    import gc
+
+    gc.collect()
+    with pytest.raises(fgraph.FgraphError, match="'labels' names no placeholder"):  # none alive has the name
+        exe(**feeds)

@@ -10,6 +10,7 @@ step allocates nothing for its state.
 """
 from __future__ import annotations
 
+import difflib
 import threading
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -21,6 +22,21 @@ from ..graph import Graph
 from ..symbol import error_at, no_gc
 from .arena import ArenaPlan
 from .program import Program, may_alias
+
+
+def _unknown_feeds(names: list, placeholders: list, variables, made) -> str:
+    """Why feeds named ``names`` are refused, with the closest names there are (this graph's
+    placeholders and variables first, then any placeholder made)."""
+    parts = []
+    for k in names:
+        if k in variables:
+            parts.append(f"{k!r} is a variable (variables are set with exe.assign)")
+            continue
+        close = difflib.get_close_matches(k, list(dict.fromkeys([*placeholders, *sorted(variables), *sorted(made)])),
+                                          n=3, cutoff=0.6)
+        parts.append(f"{k!r} names no placeholder" + (f" (did you mean {' or '.join(map(repr, close))}?)"
+                                                       if close else ""))
+    return f"unknown feed name(s): {'; '.join(parts)}; this graph's placeholders: {placeholders}"
 
 
 class Runner:
@@ -64,9 +80,15 @@ class Runner:
             named[k] = v
         unknown = [k for k in named if k not in self._placeholders]
         if unknown:
-            hint = " (variables are set with exe.assign)" if any(k in self._variable_names for k in unknown) else ""
-            raise error_at(FgraphError, "feed", f"unknown feed name(s) {unknown}; placeholders: "
-                                                f"{self._feed_order}{hint}", where)
+            from ..numpy import _PLACEHOLDERS  # (the namespace sits below the engines)
+
+            made = {n.name for n in list(_PLACEHOLDERS)}
+            refused = [k for k in unknown if k not in made or k in self._variable_names]
+            if refused:
+                raise error_at(FgraphError, "feed", _unknown_feeds(refused, self._feed_order, self._variable_names,
+                                                                   made), where)
+            for k in unknown:  # placeholders the graph's outputs do not use: ignored, as jit ignores an argument
+                del named[k]
         missing = [k for k in self._feed_order if k not in named]
         if missing:
             raise error_at(FgraphError, "feed", f"missing feed(s) for placeholder(s) {missing}", where)

@@ -4,6 +4,7 @@ This is the default stack (NumPy engine, NumPy's default dtypes).  It is
 also a Python Array API standard namespace (2024.12).
 """
 from importlib import import_module as _import_module
+from weakref import WeakSet as _WeakSet
 
 import numpy as _np
 
@@ -28,7 +29,14 @@ def placeholder(shape, dtype=None, name=None) -> Tensor:
 
     st = current()
     dt = st.float_dtype if dtype is None else canonical_dtype(dtype, st)
-    return Tensor(_placeholder_node(shape, dt, name), st)
+    node = _placeholder_node(shape, dt, name)
+    _PLACEHOLDERS.add(node)
+    return Tensor(node, st)
+
+
+#: the placeholders alive: an executable ignores a feed naming one its graph does not use (as jit ignores
+#: an unused argument) and refuses a name none of them has
+_PLACEHOLDERS = _WeakSet()
 
 
 def variable(value, name=None, dtype=None) -> Tensor:
