@@ -366,3 +366,30 @@ def test_feeds_of_unused_placeholders_are_ignored(engine):
     gc.collect()
     with pytest.raises(fgraph.FgraphError, match="'labels' names no placeholder"):  # none alive has the name
         exe(**feeds)
+
+
+# ---------------------------------------------------------------- range, generators and other iterables
+
+def test_iterables_as_numpy():
+    import array
+    import collections
+
+    for data in (range(5), range(2, 9, 3), range(0), collections.deque([1.5, 2.5]), array.array("i", [3, 1])):
+        same(fnp.array(data), np.array(data))
+        same(fnp.asarray(data), np.asarray(data))
+    same(np.asarray(fnp.fromiter((i * i for i in range(4)), float)), np.fromiter((i * i for i in range(4)), float))
+    with pytest.raises(TypeError, match=r"np.sum\(generator\) is deprecated"):  # NumPy 2.4 refuses it too
+        fnp.sum(i for i in range(3))
+    with pytest.raises(fgraph.DTypeError, match="object dtypes.*fromiter"):  # NumPy: a 0-d object array
+        fnp.asarray(i for i in range(3))
+
+
+@pytest.mark.xfail(reason="needs lift() in fgraph/operator.py to convert any sequence as NumPy does "
+                          "(range, deque, array.array)", strict=False)
+def test_range_wherever_numpy_takes_an_array():
+    same(fnp.sum(range(5)), np.asarray(np.sum(range(5))))
+    same(fnp.mean(range(4)), np.asarray(np.mean(range(4))))
+    same(fnp.sin(range(3)), np.sin(range(3)))
+    same(fnp.concatenate([range(3), range(2)]), np.concatenate([range(3), range(2)]))
+    for g, w in zip(fnp.meshgrid(range(3), range(2)), np.meshgrid(range(3), range(2))):
+        same(g, w)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import types
 import warnings
 
 import numpy as np
@@ -286,6 +287,9 @@ def _where(where):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=_NoValue, initial=_NoValue, where=_NoValue):
     """Lazy ``numpy.sum`` (pairwise summation, as NumPy)."""
+    if isinstance(a, types.GeneratorType):  # NumPy 2.4's refusal, word for word
+        raise error_at(DTypeError, "sum", "Calling np.sum(generator) is deprecated.Use np.sum(np.fromiter(generator)) "
+                                          "or the python sum builtin instead.")
     return _build("sum", a, out, _where(where), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
 
 
