@@ -94,6 +94,13 @@ def test_fftfreq_dtype_and_device(n, d, dtype, device):
         same(getattr(fnp.fft, name)(n, d=d), getattr(np.fft, name)(n, d=d))
 
 
+def test_fftfreq_default_dtype_is_the_stacks():
+    ns = fgraph.make(dtype="float32")
+    for name in ("fftfreq", "rfftfreq"):
+        assert getattr(ns.fft, name)(8).dtype == ns.__array_namespace_info__().default_dtypes()["real floating"]
+        assert getattr(fnp.fft, name)(8).dtype == np.float64
+
+
 def test_fftfreq_refuses_other_dtypes_and_devices():
     with pytest.raises(fgraph.DTypeError):
         fnp.fft.fftfreq(4, dtype=fnp.int32)

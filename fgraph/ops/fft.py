@@ -197,8 +197,9 @@ def _freq_dtype(op: str, values, dtype, device):
     from .creation import _check_device
 
     _check_device(op, device, values.stack)
-    if dtype is None:
-        return values
+    if dtype is None:  # NumPy's float64, or the stack's default float dtype (fgraph.make(dtype="float32"))
+        f = values.stack.float_dtype
+        return values.astype(f) if f.kind == "f" and f != values.dtype else values
     dt = canonical_dtype(dtype, values.stack)
     if dt.kind != "f":
         raise error_at(DTypeError, op, f"dtype must be a real floating-point dtype, got {dt}")
