@@ -560,7 +560,7 @@ def test_eig_complex_only():
     check(lambda xp, x: xp.linalg.eig(x), a)
     check(lambda xp, x: xp.linalg.eigvals(x), a)
     with pytest.raises(fgraph.DTypeError, match=r"(?s)eig.*astype\(complex\).*test_linalg.py"):
-        fnp.linalg.eig(fnp.asarray(np.eye(2)))
+        fnp.linalg.eig(fnp.placeholder((2, 2)))  # a real matrix under tracing (tests/test_random_and_eig.py: known now)
 
 
 def test_complex_decompositions():

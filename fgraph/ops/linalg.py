@@ -786,7 +786,8 @@ def _eig_rule(inputs, output=None):
     _square(a)
     if a.dtype.kind != "c":
         raise DTypeError(f"eig of a real ({a.dtype}) matrix is real or complex depending on the values, which a "
-                         "static graph cannot know; convert first, e.g. a.astype(complex)")
+                         "graph over placeholders or variables (fgraph.jit, grad) cannot know; convert first, e.g. "
+                         "a.astype(complex)")
     return a.shape[:-1] if output in (0, None) else a.shape, a.dtype
 
 
@@ -838,15 +839,49 @@ def eigvalsh(a, UPLO="L"):
     return _build("eigvalsh", (a,), (("UPLO", _uplo(UPLO, "eigvalsh")),))
 
 
+def _eig_now(op: str, a):
+    """NumPy's ``eig``/``eigvals`` of a real (or integer) matrix known now,
+    as constants; None for a complex matrix (a lazy op: its dtype is known)
+    or one under tracing (the op, whose rule refuses it).
+
+    A real matrix's eigenvalues are real or complex depending on the
+    values, so outside tracing the matrix is evaluated, an evaluation point
+    as printing is (``concrete_value``, as the data-dependent functions do)."""
+    from ..errors import also
+    from ..operator import constant_node
+    from .indexing import concrete_value
+
+    (x,), st = _nodes((a,))
+    if x.dtype.kind == "c" or not x.concrete:
+        return None
+    try:
+        _square(x)
+    except FgraphError as e:
+        raise error_at(type(e), op, str(e)) from None
+    value = concrete_value(x, st, op, f"numpy.linalg.{op} of a real matrix is real or complex depending on the "
+                                      "values", "convert first, e.g. a.astype(complex)", what="dtype")
+    try:
+        result = getattr(np.linalg, op)(value)
+    except (LinAlgError, ValueError, TypeError) as e:
+        raise error_at(also(type(e)), op, str(e)) from None
+    if op == "eigvals":
+        return Tensor(constant_node(result), st)
+    return EigResult(*(Tensor(constant_node(r), st) for r in result))
+
+
 def eig(a):
-    """Lazy ``numpy.linalg.eig`` for complex input (a real input's result
-    dtype depends on its values, so it is refused with a hint)."""
-    return EigResult(*_outputs("eig", a, (), 2))
+    """Lazy ``numpy.linalg.eig``.  A real matrix's result dtype depends on
+    its values: outside tracing it is evaluated and NumPy's result returned
+    as constants; under tracing it is refused with a hint (convert to
+    complex first).  A complex matrix is a lazy op."""
+    now = _eig_now("eig", a)
+    return now if now is not None else EigResult(*_outputs("eig", a, (), 2))
 
 
 def eigvals(a):
-    """Lazy ``numpy.linalg.eigvals`` for complex input (see ``eig``)."""
-    return _build("eigvals", (a,))
+    """Lazy ``numpy.linalg.eigvals`` (a real matrix: see ``eig``)."""
+    now = _eig_now("eigvals", a)
+    return now if now is not None else _build("eigvals", (a,))
 
 
 def matrix_power(a, n):
