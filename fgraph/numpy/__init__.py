@@ -76,7 +76,7 @@ __version__ = _np.__version__  # NumPy's: programs test it for NumPy's features 
 #: ``issubdtype``), floating-point error and print state (``errstate``
 #: applies where a graph is evaluated, as NumPy's applies where it
 #: computes), index helpers of shapes alone, and what makes data rather
-#: than computes on it (``random`` draws and ``load``/``loadtxt``/
+#: than computes on it (``load``/``loadtxt``/
 #: ``frombuffer``... read NumPy arrays, which join graphs as constants;
 #: ``testing`` compares any array-likes; ``ndenumerate`` iterates values).
 _PASSED_THROUGH = (
@@ -94,7 +94,7 @@ _PASSED_THROUGH = (
     "tril_indices", "triu_indices", "diag_indices", "mask_indices", "ndindex", "ndenumerate", "s_",
     "index_exp", "mgrid", "ogrid",
     "load", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "fromstring", "fromiter", "fromregex",
-    "get_include", "show_config", "show_runtime", "random", "testing", "exceptions",
+    "get_include", "show_config", "show_runtime", "testing", "exceptions",
     # dates and calendars (datetime64 data stays NumPy's), iterators over values (they evaluate, as
     # iteration does), NumPy's matrix, record and memory-mapped array classes, help, Python-function ufuncs
     "busday_count", "busday_offset", "busdaycalendar", "is_busday", "datetime_as_string", "datetime_data", "isnat",
@@ -112,6 +112,8 @@ from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
 from . import fft  # noqa: E402  (numpy.fft's names: fgraph.numpy.fft)
 from . import emath  # noqa: E402  (numpy.emath's names: fgraph.numpy.emath)
 from . import lib  # noqa: E402  (numpy.lib: fgraph.numpy.lib.stride_tricks, lib.scimath)
+from . import random  # noqa: E402  (numpy.random: NumPy's draws; shuffle/permutation/choice take lazy arrays)
+__all__.append("random")
 from . import handles as _handles  # noqa: E402
 
 
