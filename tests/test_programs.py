@@ -43,10 +43,7 @@ KNOWN_FAILURES = {
     "ufunc_methods.py": "np.add.reduce: 'function' object has no attribute 'reduce'",
     # type() of a lazy 0-d result is fgraph's Tensor, not a NumPy scalar type (values and printing match)
     "zero_d_arrays.py": "type(np.max(v) / 2).__name__: 'Tensor' where NumPy gives 'float64'",
-    # NumPy's Generator.shuffle swaps a non-ndarray's rows through views and duplicates them
-    "shuffle_rng.py": "rng.shuffle of a 2-D lazy array swaps rows through views and duplicates them",
     # functions or dtypes fgraph.numpy lacks
-    "eigen_symmetric.py": "np.linalg.eigvals of a real matrix: DTypeError (real or complex depending on the values)",
     "lexsort_records.py": "string arrays: fgraph's arrays hold booleans and numbers (a documented limit)",
 }
 
