@@ -65,5 +65,6 @@ def _trace(fn, leaves, arrays, structure, engine, optimise):
     for i, (a, x) in enumerate(zip(arrays, leaves)):
         traced.append(ns.placeholder(a.shape, a.dtype, name=f"arg{i}") if a is not None else x)
     args, kwargs = unflatten(structure, traced)
-    g = Graph(fn(*args, **kwargs), inputs=[t for t in traced if isinstance(t, Tensor)])
+    inputs = [t.node for t in traced if isinstance(t, Tensor)]  # before fn: a write moves an argument's handle
+    g = Graph(fn(*args, **kwargs), inputs=inputs)
     return compile(run_optimiser(g) if optimise else g, engine=engine)

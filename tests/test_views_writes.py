@@ -402,3 +402,15 @@ def test_gradients_through_writes_match_finite_differences(data):
             lower[arg][i] -= eps
             num.append((float(f(*map(fnp.asarray, bumped))) - float(f(*map(fnp.asarray, lower)))) / (2 * eps))
         np.testing.assert_allclose(np.asarray(grad), num, rtol=1e-5, atol=1e-6)
+
+
+def test_writes_to_a_jit_argument_change_the_traced_value_not_the_callers_array():
+    @fgraph.jit
+    def f(x):
+        x[0] = 5.0
+        x[1:] *= 2
+        return x.sum()
+
+    a = np.arange(3.0)
+    assert float(f(a)) == 5.0 + 2.0 + 4.0
+    np.testing.assert_array_equal(a, [0.0, 1.0, 2.0])
