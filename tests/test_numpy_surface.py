@@ -300,7 +300,8 @@ def test_piecewise_forms():
     t = fnp.asarray(x)
     same(fnp.piecewise(t, [t < 0, t >= 0], [-1, 1]), np.piecewise(x, [x < 0, x >= 0], [-1, 1]))
     same(fnp.piecewise(t, t > 0, [lambda v: v + 1]), np.piecewise(x, x > 0, [lambda v: v + 1]))
-    same(fnp.piecewise(fnp.asarray(3.0), [True], [lambda v: v * 2]), np.asarray(np.piecewise(3.0, [True], [lambda v: v * 2])))
+    same(fnp.piecewise(fnp.asarray(3.0), [True], [lambda v: v * 2]),
+         np.asarray(np.piecewise(3.0, [True], [lambda v: v * 2])))
     with pytest.raises(fgraph.ShapeError):
         fnp.piecewise(t, [t < 0, t > 0], [1, 2, 3, 4])
 
