@@ -28,6 +28,16 @@ def as_node(x) -> Node:
     return lift(x)
 
 
+def input_node(x) -> Node:
+    """An input's node: a placeholder's or variable's handle that writes have
+    moved still names its placeholder or variable (the storage remembers it)."""
+    node = as_node(x)
+    if node.op not in ("placeholder", "variable") and isinstance(x, Tensor) and x._storage is not None \
+            and not x._steps and x._storage.origin.op in ("placeholder", "variable"):
+        return x._storage.origin
+    return node
+
+
 def leaf_id(node: Node) -> int:
     return node.param("id")
 
@@ -56,7 +66,7 @@ class Graph:
         if inputs is None:
             ins = found
         else:
-            ins = tuple(as_node(x) for x in (inputs if isinstance(inputs, (list, tuple)) else [inputs]))
+            ins = tuple(input_node(x) for x in (inputs if isinstance(inputs, (list, tuple)) else [inputs]))
             for n in ins:
                 if n.op not in ("placeholder", "variable"):
                     raise error_at(FgraphError, "Graph", f"input {n} is not a placeholder or variable")
@@ -152,9 +162,7 @@ def _updates(updates) -> tuple[tuple[Node, Node], ...]:
     out = []
     seen = set()
     for var, value in pairs:
-        v = as_node(var)
-        if v.op != "variable" and isinstance(var, Tensor) and var._storage is not None and not var._steps:
-            v = var._storage.origin  # a variable's handle, moved by writes, still names its variable
+        v = input_node(var)
         if v.op != "variable":
             raise error_at(FgraphError, "Graph", f"updates: {v} is not a variable (only variables hold state)")
         if id(v) in seen:

@@ -455,6 +455,10 @@ class Tensor:
         ``float()`` does), like a NumPy 0-d array; an empty spec is ``str()``."""
         if not spec:
             return str(self)
+        if self.ndim:
+            raise error_at(also(TypeError), "format", f"unsupported format string {spec!r} passed to an array of "
+                                                      f"shape {self.shape} (as numpy.ndarray.__format__: only a 0-d "
+                                                      "array formats its value)")
         return format(self.eval(), spec)
 
     # -- indexing
@@ -734,8 +738,11 @@ def assign(target, value, *, casting: str = "same_kind", where=True, op: str = "
     is true.  A lazy target's handle moves; a NumPy target is written (lazy
     values evaluated first).  Returns target."""
     if isinstance(target, np.ndarray):
-        src = np.asarray(value) if isinstance(value, Tensor) else value
-        mask = np.asarray(where) if isinstance(where, Tensor) else where
+        try:
+            src = np.asarray(value) if isinstance(value, Tensor) else value
+            mask = np.asarray(where) if isinstance(where, Tensor) else where
+        except FgraphError as e:
+            raise error_at(FgraphError, op, f"out= is a NumPy array, which needs the value now: {e}") from None
         np.copyto(target, src, casting=casting, where=mask)
         return target
     if not isinstance(target, Tensor):

@@ -79,7 +79,7 @@ def test_unary_operators(unary, a):
 
 @pytest.mark.parametrize("op", ["+=", "-=", "*=", "/=", "//=", "**="])
 @given(data=st.data())
-def test_inplace_operators_rebind_with_numpy_casting(op, data):
+def test_inplace_operators_write_with_numpy_casting(op, data):
     a = data.draw(arrays(data.draw(st.sampled_from(DTYPES)), (3, 2), 0, 5))
     b = data.draw(arrays(data.draw(st.sampled_from(DTYPES)), data.draw(st.sampled_from([(2,), (3, 2), ()])), 0, 5))
     code = f"x {op} y"
@@ -88,8 +88,8 @@ def test_inplace_operators_rebind_with_numpy_casting(op, data):
         before = x
         env = {"x": x, "y": y}
         exec(code, env)
-        if xp is fnp:  # rebinding: the original lazy array is untouched
-            assert env["x"] is not before and before.dtype == np.asarray(a).dtype
+        if xp is fnp:  # in place, as NumPy: the same array (its handle moved), its dtype kept
+            assert env["x"] is before and before.dtype == np.asarray(a).dtype
         return env["x"]
 
     check(f, a, b)
@@ -207,16 +207,14 @@ def test_numpy_ufunc_on_lazy_builds_a_node():
 
 def test_ufunc_refusals_are_clear():
     t = fnp.asarray(np.arange(4.0))
-    with pytest.raises(fgraph.FgraphError, match="immutable"):
-        np.sin(t, out=np.empty(4))
+    o = np.empty(4)  # out= a NumPy array: written with the values, and returned
+    assert fnp.sin(t, out=o) is o and np.array_equal(o, np.sin(np.arange(4.0)))
     with pytest.raises(fgraph.DTypeError, match=r"(?s)invert.*float64.*test_elementwise.py"):
         fnp.invert(t)
     with pytest.raises(fgraph.ShapeError, match=r"(?s)add.*\(4,\).*\(3,\).*test_elementwise.py"):
         t + fnp.ones(3) if hasattr(fnp, "ones") else t + np.ones(3)
     with pytest.raises(fgraph.DTypeError, match="out of bounds for uint8"):
         fnp.asarray(np.arange(3, dtype=np.uint8)) + 300
-    with pytest.raises(fgraph.ShapeError, match=r"where\(mask, a, b\)"):
-        fnp.where(t > 1)
     with pytest.raises(fgraph.DTypeError, match="same_kind"):
         u = fnp.asarray(np.arange(3))
         u += 1.5

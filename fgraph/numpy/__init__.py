@@ -25,13 +25,16 @@ def placeholder(shape, dtype=None, name=None) -> Tensor:
     ``dtype`` defaults to the stack's float dtype.
     """
     from ..array_api import canonical_dtype
+    from ..operator import _shadow_of
     from ..stack import current
 
     st = current()
     dt = st.float_dtype if dtype is None else canonical_dtype(dtype, st)
     node = _placeholder_node(shape, dt, name)
     _PLACEHOLDERS.add(node)
-    return Tensor(node, st)
+    t = Tensor(node, st)
+    _shadow_of(t)  # its storage remembers the placeholder: Graph(inputs=[t]) names it after writes
+    return t
 
 
 #: the placeholders alive: an executable ignores a feed naming one its graph does not use (as jit ignores
