@@ -104,9 +104,13 @@ def lift(x: Any, stack: _stack.Stack | None = None) -> Node:
         return x.node
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype.kind in "OSUVMm":
-            raise DTypeError(f"fgraph does not support arrays of dtype {x.dtype}")
+            from .array_api import unsupported_dtype
+
+            raise DTypeError(unsupported_dtype(x.dtype))
         return constant_node(x)
     if isinstance(x, (bool, int, float, complex)):
+        if hasattr(x, "__array__"):  # a Python number that is a NumPy scalar too (finfo(float32).eps): strong
+            return constant_node(np.asarray(x.__array__()))
         return literal_node(x)
     if isinstance(x, (list, tuple)):
         if _contains_tensor(x):
@@ -114,6 +118,8 @@ def lift(x: Any, stack: _stack.Stack | None = None) -> Node:
         return constant_node(python_data_array(x, None, stack))
     if hasattr(x, "__array__") or hasattr(x, "__array_interface__") or hasattr(x, "__dlpack__"):
         return constant_node(np.asarray(x))
+    if hasattr(x, "__len__") and hasattr(x, "__getitem__"):  # range, deque, array.array: sequences NumPy converts
+        return constant_node(python_data_array(x, None, stack))
     raise DTypeError(f"cannot make an fgraph array from {type(x).__name__}")
 
 
@@ -523,8 +529,14 @@ class Tensor:
                            "evaluate first with numpy.asarray(t)")
         return impl(*args, **kwargs)
 
-    def __dlpack__(self, *args, **kwargs):
-        return self.eval().__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        arr = self.eval()
+        if not arr.flags.writeable and (max_version is None or tuple(max_version) < (1, 0)):
+            if copy is False:
+                raise BufferError("fgraph: the value is memoised read-only, and DLPack before 1.0 cannot say so; "
+                                  "copy=False forbids the copy that would be exported instead")
+            arr, copy = arr.copy(), None
+        return arr.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return self.eval().__dlpack_device__()

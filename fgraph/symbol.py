@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .errors import DTypeError, FgraphError, ShapeError, format_location, user_location
+from .errors import AxisError, DTypeError, FgraphError, ShapeError, format_location, user_location
 from .types import attr_table, is_registered
 
 # Salt for the second half of the 128-bit structural key.
@@ -266,7 +266,8 @@ def _infer(op: str, inputs: tuple, params: tuple):
     except FgraphError as e:
         raise _located(type(e), op, inputs, str(e)) from None
     except (ValueError, IndexError) as e:  # NumPy's own AxisError etc.
-        raise _located(ShapeError, op, inputs, str(e)) from None
+        cls = AxisError if isinstance(e, np.exceptions.AxisError) else ShapeError
+        raise _located(cls, op, inputs, str(e)) from None
     except (TypeError, OverflowError) as e:  # NumPy's "no loop matching"; a Python int beyond a dtype
         raise _located(DTypeError, op, inputs, str(e)) from None
     if math.prod(shape) * dtype.itemsize > _MAX_BYTES:  # NumPy refuses to make it; it could never run

@@ -392,8 +392,6 @@ def test_iterables_as_numpy():
         fnp.asarray(i for i in range(3))
 
 
-@pytest.mark.xfail(reason="needs lift() in fgraph/operator.py to convert any sequence as NumPy does "
-                          "(range, deque, array.array)", strict=False)
 def test_range_wherever_numpy_takes_an_array():
     same(fnp.sum(range(5)), np.asarray(np.sum(range(5))))
     same(fnp.mean(range(4)), np.asarray(np.mean(range(4))))
@@ -434,9 +432,6 @@ def test_broadcast_arrays_is_a_tuple():
 
 # ---------------------------------------------------------------- DLPack export of a (read-only, memoised) value
 
-@pytest.mark.xfail(reason="needs Tensor.__dlpack__ in fgraph/operator.py to take stream=, max_version=, "
-                          "dl_device=, copy= and export a copy of a read-only value to a pre-1.0 consumer",
-                   strict=False)
 def test_dlpack_export_as_the_standard_asks():
     x = fnp.asarray(np.arange(6.0).reshape(2, 3)) * 2
 

@@ -3,12 +3,14 @@ is freed without recursion."""
 import gc
 
 import numpy as np
+import pytest
 
 import fgraph
 import fgraph.numpy as fnp
 from fgraph.symbol import topological
 
 
+@pytest.mark.slow  # ~25 s: run by .ci/run's second pass
 def test_million_node_chain():
     n = 1_000_000
     x = fnp.placeholder((2,), "float64", name="x")
@@ -27,6 +29,7 @@ def test_million_node_chain():
     gc.collect()  # freeing a deep chain must not overflow the C stack
 
 
+@pytest.mark.slow
 def test_optimise_a_long_chain():
     n = 100_000
     x = fnp.placeholder((3,), "float64", name="x")

@@ -65,7 +65,7 @@ VIEW_FUNCTIONS = {
 }
 
 #: functions whose result may be their argument itself, as in NumPy
-SAME_OBJECT = frozenset(("asarray", "asanyarray", "astype", "from_dlpack"))
+SAME_OBJECT = frozenset(("asarray", "asanyarray", "astype", "from_dlpack", "require"))
 
 
 def viewing(fn, layout_fn, kind: str):
