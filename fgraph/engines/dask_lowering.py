@@ -688,6 +688,7 @@ _lower(["take"], _take)
 _lower(["take_along_axis"], _take_along_axis)
 _lower(["searchsorted"], _searchsorted)
 _lower(["scatter_add", "setitem", "bitcast", "tensorinv", "tensorsolve", "linspace_step"], whole)
+_lower(["ufunc_reduce", "ufunc_accumulate", "ufunc_reduceat", "ufunc_at"], whole)  # NumPy's ufunc methods
 
 
 # ---------------------------------------------------------------- linalg

@@ -12,6 +12,8 @@ from ..operator import Tensor, apply, lift, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
 from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
+from .ufunc import OBJECTS as UFUNC_OBJECTS
+from .ufunc import Ufunc
 
 # gufuncs live in linalg; isnat is for datetimes only
 _SKIP = {"matmul", "matvec", "vecmat", "vecdot", "isnat"}
@@ -42,16 +44,12 @@ for _name, _u in UFUNCS.items():
     defop(_name, _ufunc_rule(_u), f"numpy.{_name}", elementwise=True, nin=_u.nin, nout=1, inplace="all")
 
 
-def _ufunc_function(public: str, name: str):
+def _ufunc_function(public: str, name: str) -> Ufunc:
+    """The ufunc object (``fgraph.ops.ufunc``) for NumPy's ufunc ``name``:
+    its calls build a node of op ``name`` with NumPy's dtypes (NEP 50)."""
     ufunc = UFUNCS[name]
 
-    def fn(*args, out=None, where=True, dtype=None, casting="same_kind", order="K", subok=True, signature=None):
-        refuse_out(public, out)
-        if where is not True:
-            raise error_at(FgraphError, public, "where= leaves elements undefined; use "
-                                                "fgraph.numpy.where(mask, f(x), x) instead")
-        if len(args) != ufunc.nin:
-            raise error_at(FgraphError, public, f"takes {ufunc.nin} array argument(s), got {len(args)}")
+    def impl(*args, dtype=None):
         st = stack_of(args)
         nodes = [lift(a, st) for a in args]
         params = () if dtype is None else (("dtype", np.dtype(dtype)),)
@@ -64,9 +62,8 @@ def _ufunc_function(public: str, name: str):
             return tuple(Tensor(make_node(name, nodes, params + (("output", k),)), st) for k in range(ufunc.nout))
         return Tensor(make_node(name, nodes, params), st)
 
-    fn.__name__ = fn.__qualname__ = public
-    fn.__doc__ = f"Lazy numpy.{public}: same arguments, shapes and dtypes as NumPy; ``out=`` is refused."
-    return fn
+    impl.__name__ = impl.__qualname__ = public
+    return Ufunc(ufunc, impl)
 
 
 #: comparison ufunc -> the Python comparison it makes
@@ -110,8 +107,10 @@ def _check_weak_ints(ufunc, nodes, dtype, public):
 
 
 __all__ = []
-for _public, _name in ALIASES.items():
-    globals()[_public] = _ufunc_function(_public, _name)
+for _public, _name in ALIASES.items():  # aliases are the same object, as in NumPy (np.abs is np.absolute)
+    if _name not in UFUNC_OBJECTS:
+        UFUNC_OBJECTS[_name] = _ufunc_function(_name, _name)
+    globals()[_public] = UFUNC_OBJECTS[_name]
     __all__.append(_public)
 
 

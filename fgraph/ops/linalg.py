@@ -1282,3 +1282,19 @@ def lstsq(a, b, rcond=None):
 for _op in ("inv", "cholesky", "solve", "eig", "eigvals", "eigh", "eigvalsh", "svd", "qr", "pinv", "lstsq",
             "matrix_power", "matrix_rank", "cond", "norm", "tensorinv", "tensorsolve"):
     set_attr(_op, "may_raise", True)
+
+
+def _gufunc_objects() -> None:
+    """matmul, vecdot, matvec and vecmat are NumPy ufuncs (gufuncs): here
+    ufunc objects too (``fgraph.ops.ufunc``), taking out=, dtype=,
+    casting= and signature=, and refusing reduce/accumulate/outer/at as
+    NumPy refuses them for a ufunc with a core signature."""
+    from .ufunc import OBJECTS, Ufunc
+
+    for name in ("matmul", "vecdot", "matvec", "vecmat"):
+        u = getattr(np, name, None)
+        if isinstance(u, np.ufunc):
+            OBJECTS[name] = globals()[name] = Ufunc(u, globals()[name])
+
+
+_gufunc_objects()

@@ -49,7 +49,8 @@ function fails at compile time, naming the op.
 """
 from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
 from . import (  # noqa: F401
-    checks, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, signal, sorting, writes)
+    checks, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, signal, sorting, ufunc,
+    writes)
 from .support import COVERAGE, Support, check_graph, refusal, table
 
 __all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]

@@ -10,3 +10,5 @@ from . import leaves  # noqa: F401,E402
 
 for _family in FAMILIES:
     import_module(f"{__name__}.{_family}")
+
+from . import ufunc  # noqa: F401,E402  (the ufunc-method ops: fgraph/ops/ufunc.py, not a family of its own)
