@@ -175,6 +175,7 @@ def test_where_without_out_is_zero_there_and_warns_as_numpy():
     lambda xp, a: xp.add(a, 1.5, out=xp.zeros(3, "int64")),
     lambda xp, a: xp.add(a, 1, out=xp.zeros(2)),
     lambda xp, a: xp.add(a, 1, out=[0, 0, 0]),
+    lambda xp, a: xp.add(a, 1, [0, 0, 0]),
     lambda xp, a: xp.divmod(a, 1, out=xp.zeros(3)),
     lambda xp, a: xp.divmod(a, 1, out=(xp.zeros(3),)),
     lambda xp, a: xp.add(a, 1, dtype=float, signature=(None, None, float)),

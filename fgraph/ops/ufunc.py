@@ -414,6 +414,8 @@ class Ufunc:
                 raise error_at(also(TypeError), name, "cannot specify 'out' as both a positional and keyword "
                                                       "argument")
             outs = tuple(args[nin:]) + (None,) * (u.nargs - len(args))
+            if not all(o is None or _is_array(o) for o in outs):
+                raise error_at(also(TypeError), name, "return arrays must be of ArrayType")
         else:
             outs = self._outs(None if out is _NO_OUT else out)
         if self._core:
