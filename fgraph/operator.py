@@ -17,7 +17,7 @@ from . import stack as _stack
 from . import views as _views
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, defop
-from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id, refuse_out
+from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -247,11 +247,6 @@ def _method(name: str):
         return getattr(_namespace(), name)(self, *args, **kwargs)
     method.__name__ = name
     return method
-
-
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-           "logical_and": "all", "logical_or": "any"}
-_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 
 
 class Tensor:
@@ -495,31 +490,9 @@ class Tensor:
         return self.stack.namespace or _namespace()
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        out = kwargs.pop("out", None)
-        if out is not None:  # NumPy's or ours: the value written into it, as NumPy writes
-            result = self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
-            results = result if isinstance(result, tuple) else (result,)
-            for target, value in zip(out, results):
-                if target is not None:
-                    assign(target, value, casting=kwargs.get("casting", "same_kind"), op=ufunc.__name__)
-            return out[0] if len(out) == 1 else out
-        ns = _namespace()
-        name = ufunc.__name__
-        if method == "__call__":
-            fn = getattr(ns, name, None)
-            if fn is None:
-                raise error_at(FgraphError, name, f"numpy.{name} has no lazy fgraph version")
-            return fn(*inputs, **kwargs)
-        if method == "reduce" and name in _REDUCE:
-            kwargs.setdefault("axis", 0)
-            return getattr(ns, _REDUCE[name])(*inputs, **kwargs)
-        if method == "accumulate" and name in _ACCUMULATE:
-            kwargs.setdefault("axis", 0)
-            return getattr(ns, _ACCUMULATE[name])(*inputs, **kwargs)
-        if method == "outer" and len(inputs) == 2:
-            a, b = (ns.asarray(i) for i in inputs)
-            return getattr(ns, name)(ns.reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
-        raise error_at(FgraphError, name, f"numpy.{name}.{method} has no lazy fgraph version")
+        from .ops.ufunc import array_ufunc  # late: the op families sit above this layer
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         impl = _numpy_implementations().get(func)

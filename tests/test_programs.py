@@ -36,11 +36,6 @@ TIMEOUT_S = 30  # a program that loops on a wrong value must not hang the suite
 
 # program -> why fgraph fails it today (first error). Remove an entry when its program passes.
 KNOWN_FAILURES = {
-    # ufunc methods: fgraph.numpy's ufuncs are becoming objects (issue 14, item 5)
-    "add_at_histogram.py": "np.add.at: 'function' object has no attribute 'at'",
-    "ex_add_at_counts.py": "np.add.at: 'function' object has no attribute 'at'",
-    "running_max.py": "np.maximum.accumulate: 'function' object has no attribute 'accumulate'",
-    "ufunc_methods.py": "np.add.reduce: 'function' object has no attribute 'reduce'",
     # type() of a lazy 0-d result is fgraph's Tensor, not a NumPy scalar type (values and printing match)
     "zero_d_arrays.py": "type(np.max(v) / 2).__name__: 'Tensor' where NumPy gives 'float64'",
     # functions or dtypes fgraph.numpy lacks
