@@ -16,7 +16,7 @@ import numpy as np
 from . import stack as _stack
 from . import views as _views
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
-from .shape import PY_SCALAR_DTYPES, as_shape, defop
+from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
 from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
@@ -470,9 +470,8 @@ class Tensor:
         entries = key if type(key) is tuple else (key,)
         if not all(_basic_entry(e) for e in entries):
             return result
-        if sum(1 for e in entries if e is not None and e is not Ellipsis and not isinstance(e, slice)) == self.ndim \
-                and not any(e is None or e is Ellipsis or isinstance(e, slice) for e in entries):
-            return result  # NumPy returns a scalar: a copy
+        if len(entries) == self.ndim and not any(e is None or e is Ellipsis or isinstance(e, slice) for e in entries):
+            return result  # integers only, one per axis: NumPy returns a scalar, a copy
         return link_view(self, result, _shadow_of(self)[key])
 
     def __setitem__(self, key, value):
@@ -741,11 +740,7 @@ def assign(target, value, *, casting: str = "same_kind", where=True, op: str = "
             what = "output" if op != "copyto" else "array data"
             raise error_at(DTypeError, op, f"Cannot cast {op!r} {what} from {v.dtype!r} to {target.dtype!r} with "
                                            f"casting rule {casting!r}")
-    try:
-        fits = _broadcast_to_shape(v.shape, target.shape)
-    except FgraphError:
-        fits = False
-    if not fits:
+    if not broadcasts_to(v.shape, target.shape):
         raise error_at(ShapeError, op, f"could not broadcast input array from shape {v.shape} into shape "
                                        f"{target.shape}")
     if v.dtype != target.dtype:
@@ -759,12 +754,6 @@ def assign(target, value, *, casting: str = "same_kind", where=True, op: str = "
         v = make_node("broadcast_to", [v], (("shape", target.shape),))
     write_node(target, v)
     return target
-
-
-def _broadcast_to_shape(shape: tuple, target: tuple) -> bool:
-    from .shape import broadcast_shapes
-
-    return broadcast_shapes(shape, target) == target
 
 
 class Flags:

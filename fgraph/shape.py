@@ -61,6 +61,23 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     return out
 
 
+def broadcasts_to(shape: Shape, target: Shape) -> bool:
+    """Whether ``shape`` broadcasts to exactly ``target``."""
+    try:
+        return broadcast_shapes(shape, target) == target
+    except ShapeError:
+        return False
+
+
+def assignable_shape(shape: Shape, target: Shape) -> Shape | None:
+    """NumPy's assignment broadcasting (setitem, copyto): ``shape`` without
+    the leading length-1 axes beyond ``target``'s rank, if that broadcasts to
+    ``target``; else None."""
+    while len(shape) > len(target) and shape[0] == 1:
+        shape = shape[1:]
+    return shape if broadcasts_to(shape, target) else None
+
+
 def normalize_axis(axis: int, ndim: int) -> int:
     axis = _index(axis, "axis")
     if not -ndim <= axis < ndim:

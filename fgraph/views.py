@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .errors import FgraphError, also
+from .errors import also
 from .shape import c_strides
 from .symbol import Node, error_at, make_node
 

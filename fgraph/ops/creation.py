@@ -24,7 +24,7 @@ import numpy as np
 from ..array_api import canonical_dtype, unsupported_dtype
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, constant_node, lift, python_data_array, stack_of
-from ..shape import as_shape, broadcast_shapes, defop, normalize_axis
+from ..shape import as_shape, assignable_shape, broadcast_shapes, defop, normalize_axis
 from ..symbol import Const, Scalar, error_at, make_node
 from ..stack import current
 from ..types import set_attr
@@ -231,14 +231,7 @@ defop("ones", _shape_dtype_rule, "numpy.ones(shape, dtype)", creation=True)
 
 def _full_rule(inputs, shape, dtype, fill_value=None):
     if inputs:  # an array fill value broadcasts into the shape, as np.copyto does
-        fs = inputs[0].shape
-        while len(fs) > len(shape) and fs[0] == 1:  # copyto drops leading unit axes of its source
-            fs = fs[1:]
-        try:
-            ok = broadcast_shapes(shape, fs) == shape
-        except ShapeError:
-            ok = False
-        if not ok:
+        if assignable_shape(inputs[0].shape, shape) is None:  # copyto drops leading unit axes of its source
             raise ShapeError(f"could not broadcast a fill value of shape {inputs[0].shape} into shape {shape}")
     return shape, dtype
 

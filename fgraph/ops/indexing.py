@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
 from ..operator import Tensor, apply, constant_node, lift, stack_of
-from ..shape import broadcast_shapes, defop, normalize_axis, probe, result_type, size_of
+from ..shape import broadcast_shapes, broadcasts_to, defop, normalize_axis, probe, result_type, size_of
 from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
 
@@ -753,11 +753,7 @@ def _scatter_add_rule(inputs, shape, key, front):
         raise ShapeError("scatter_add needs at least one indexed axis in its key")
     target = SimpleNamespace(shape=tuple(shape), ndim=len(shape), dtype=values.dtype)
     gathered, _ = _advanced_rule([target, *idx], key, front)
-    try:
-        ok = broadcast_shapes(values.shape, gathered) == gathered
-    except ShapeError:
-        ok = False
-    if not ok:
+    if not broadcasts_to(values.shape, gathered):
         raise ShapeError(f"values of shape {values.shape} do not broadcast to the indexed shape {gathered}")
     return tuple(shape), values.dtype
 

@@ -31,7 +31,7 @@ import numpy as np
 from ..array_api import canonical_dtype
 from ..errors import AxisError, DTypeError, FgraphError, ShapeError
 from ..operator import Tensor, lift, stack_of
-from ..shape import broadcast_shapes, defop
+from ..shape import broadcasts_to, defop
 from ..symbol import Const, Scalar, describe, error_at, make_node, refuse_out
 
 _NoValue = np._NoValue
@@ -94,11 +94,7 @@ def _check_extra(op: str, inputs, axis) -> None:
         return
     x, e = inputs
     if SPEC[op][2] == "where":
-        try:
-            ok = broadcast_shapes(x.shape, e.shape) == x.shape
-        except ShapeError:
-            ok = False
-        if not ok:
+        if not broadcasts_to(e.shape, x.shape):
             raise ShapeError(f"where mask of shape {e.shape} does not broadcast to the input's shape {x.shape}")
     elif e.shape != x.shape:  # average's weights: a.shape or a.shape[axis]
         if axis is None:
@@ -171,7 +167,7 @@ for _n, (_fn, _kind, _) in SPEC.items():
 
 # ---------------------------------------------------------------- building nodes
 
-def _static(op: str, name: str, value):
+def static_param(op: str, name: str, value):
     """A keyword that must be known when the graph is built, as a hashable param."""
     if isinstance(value, Tensor):
         raise error_at(FgraphError, op, f"{name}= must be a static scalar, not a lazy array")
@@ -244,7 +240,7 @@ def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
     if kw.get("dtype") is not None:
         kw["dtype"] = canonical_dtype(kw["dtype"], st)
     if "initial" in kw:
-        kw["initial"] = _static(op, "initial", kw["initial"])
+        kw["initial"] = static_param(op, "initial", kw["initial"])
     try:  # NumPy's own checks, with the user's arguments as given
         _validate(op, inputs, kw)
     except FgraphError as err:

@@ -46,9 +46,10 @@ import numpy as np
 
 from ..errors import AxisError, DTypeError, FgraphError, IndexingError, ShapeError, also
 from ..operator import Tensor, assign, lift, stack_of
-from ..shape import broadcast_shapes, defop, weak_type
+from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
 from ..symbol import Const, Scalar, error_at, make_node
 from .. import stack as _stack
+from .reduction import static_param
 
 __all__: list = []
 
@@ -222,13 +223,7 @@ def _static_initial(op: str, value):
         if value.size != 1:
             raise error_at(ShapeError, op, "setting an array element with a sequence.")
         return Const(value.eval())
-    if value is None or type(value) in (bool, int, float, complex):
-        return Scalar(value)
-    if isinstance(value, (np.generic, np.ndarray)):
-        return Const(value)
-    if isinstance(value, (bool, int, float, complex)):
-        return Scalar(next(t for t in (bool, int, float, complex) if isinstance(value, t))(value))
-    raise error_at(DTypeError, op, f"initial= must be a scalar, got {type(value).__name__}")
+    return static_param(op, "initial", value)
 
 
 # ---------------------------------------------------------------- the ops
@@ -598,11 +593,7 @@ class Ufunc:
             if target is not None:
                 _numpy(op, self._np.reduce, px, out=np.empty(_reduced(px.shape, axes, keep), target.dtype), **kw)
         if mask is not None:  # (the probes keep only the zero-ness of each axis)
-            try:
-                fits = broadcast_shapes(x.shape, mask.shape) == x.shape
-            except ShapeError:
-                fits = False
-            if not fits:
+            if not broadcasts_to(mask.shape, x.shape):
                 raise error_at(ShapeError, op, f"operands could not be broadcast together: where= has shape "
                                                f"{mask.shape}, the array {x.shape}")
         shape = _reduced(x.shape, axes, keep)

@@ -25,9 +25,8 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError, also
 from ..operator import Tensor, lift
-from ..shape import broadcast_shapes, defop
+from ..shape import assignable_shape, broadcasts_to, defop
 from ..symbol import Node, error_at, make_node
-from ..types import set_attr
 from .indexing import _advanced_rule, _slice_rule, getitem
 
 __all__ = ["put", "put_along_axis", "place", "putmask", "copyto", "fill_diagonal", "shares_memory",
@@ -48,11 +47,7 @@ def _region_shape(x, idx, key, adv, front) -> tuple:
 def _setitem_rule(inputs, key, adv, front):
     x, value, *idx = inputs
     region = _region_shape(x, idx, key, adv, front)
-    try:
-        ok = broadcast_shapes(value.shape, region) == region
-    except ShapeError:
-        ok = False
-    if not ok:
+    if not broadcasts_to(value.shape, region):
         raise ShapeError(f"could not broadcast input array from shape {value.shape} into shape {region}")
     if value.dtype != x.dtype:
         raise DTypeError(f"the value's dtype {value.dtype} is not the array's {x.dtype} (cast it first)")
@@ -113,14 +108,8 @@ def _as_value(value, dtype: np.dtype, st) -> Node:
 def _fit(value: Node, shape: tuple) -> Node:
     """NumPy's setitem broadcasting: leading length-1 axes of the value beyond
     the region's rank are dropped; the rest must broadcast to the region."""
-    vs = value.shape
-    while len(vs) > len(shape) and vs[0] == 1:
-        vs = vs[1:]
-    try:
-        ok = broadcast_shapes(vs, shape) == shape
-    except ShapeError:
-        ok = False
-    if not ok:
+    vs = assignable_shape(value.shape, shape)
+    if vs is None:
         raise error_at(ShapeError, "setitem", f"could not broadcast input array from shape {value.shape} into "
                                               f"shape {shape}")
     if vs != value.shape:
@@ -144,16 +133,8 @@ def setitem_node(x: Node, key, value, st) -> Node:
             raise error_at(IndexingError, "setitem", f"boolean index of shape {mask.shape} does not match the "
                                                      f"array's shape {x.shape}")
         rest = x.shape[mask.ndim:]
-        vs = v.shape
-        while len(vs) > len(rest) and vs[0] == 1:
-            vs = vs[1:]
-        try:
-            fits = broadcast_shapes(vs, rest) == rest
-        except ShapeError:
-            fits = False
-        if fits:  # the same value for every selected element: a where, no data needed
-            if vs != v.shape:
-                v = make_node("reshape", [v], (("shape", vs),))
+        if assignable_shape(v.shape, rest) is not None:  # the same value for every selected element: a where
+            v = _fit(v, rest)
             m = make_node("reshape", [mask], (("shape", mask.shape + (1,) * len(rest)),)) if rest else mask
             return make_node("where", [m, v, x])
     region = getitem(Tensor(x, st), key).node
@@ -246,15 +227,12 @@ def put_along_axis(arr, indices, values, axis):
     ax = axis % nd if -nd <= axis < nd else axis
     if ind.ndim != nd:
         raise error_at(ShapeError, "put_along_axis", "`indices` and `arr` must have the same number of dimensions")
-    shape = broadcast_shapes(tuple(d if k != ax else 1 for k, d in enumerate(arr.shape)),
-                             tuple(d if k != ax else 1 for k, d in enumerate(ind.shape)))
-    key = []
+    key = []  # the indices broadcast with the other axes' aranges, or the write raises NumPy's shape mismatch
     for k in range(nd):
         if k == ax:
             key.append(ind)
         else:
             key.append(np.arange(arr.shape[k], dtype=np.intp).reshape((1,) * k + (-1,) + (1,) * (nd - k - 1)))
-    del shape
     arr[tuple(key)] = values
     return None
 
