@@ -69,15 +69,32 @@ def error_like(e: BaseException, message: str) -> FgraphError:
         return FgraphError(message)
 
 
+#: co_filename -> whether it is library code (fgraph, NumPy, frozen modules):
+#: a frame is told by one dict look-up, not by string prefixes
+_IS_LIBRARY: dict[str, bool] = {}
+
+
+def _is_library(filename: str) -> bool:
+    lib = filename.startswith(_LIBRARY_DIRS) or filename.startswith("<frozen")
+    if len(_IS_LIBRARY) >= 4096:  # code compiled at run time may name many "files"
+        _IS_LIBRARY.clear()
+    _IS_LIBRARY[filename] = lib
+    return lib
+
+
 def user_location(skip: int = 2) -> tuple[str, int] | None:
     """The (filename, line) of the innermost frame outside fgraph and NumPy.
 
-    Walks frames iteratively; costs a few hundred nanoseconds per frame.
+    Walks frames iteratively; one dict look-up per frame.
     """
     f = sys._getframe(skip)
+    known = _IS_LIBRARY
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(_LIBRARY_DIRS) and not fn.startswith("<frozen"):
+        lib = known.get(fn)
+        if lib is None:
+            lib = _is_library(fn)
+        if not lib:
             return (fn, f.f_lineno)
         f = f.f_back
     return None
@@ -90,7 +107,8 @@ def user_stacklevel() -> int:
     f, level = sys._getframe(1), 1
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(_LIBRARY_DIRS) and not fn.startswith("<frozen"):
+        lib = _IS_LIBRARY.get(fn)
+        if not (_is_library(fn) if lib is None else lib):
             return level
         f, level = f.f_back, level + 1
     return 1

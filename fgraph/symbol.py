@@ -239,8 +239,18 @@ def make_node(op: str, inputs: Sequence[Node], params: tuple = (), name: str | N
     A mistake is raised here, where the user makes the node, as a
     ShapeError or DTypeError naming the op, the inputs and the user's line.
     """
-    inputs = tuple(inputs)
-    key = (op, params, tuple([(i.shape, i.dtype, i.weak) for i in inputs]))
+    if type(inputs) is not tuple:
+        inputs = tuple(inputs)
+    # the cache key: op, params, then each input's shape, dtype and weak flag
+    # (flat: one tuple to build and hash; its length tells the input count)
+    if len(inputs) == 1:
+        (x,) = inputs
+        key = (op, params, x.shape, x.dtype, x.weak)
+    elif len(inputs) == 2:
+        x, y = inputs
+        key = (op, params, x.shape, x.dtype, x.weak, y.shape, y.dtype, y.weak)
+    else:
+        key = (op, params, *[f for i in inputs for f in (i.shape, i.dtype, i.weak)])
     try:
         shape, dtype = _infer_cache[key]
     except KeyError:

@@ -3,14 +3,15 @@ astype and friends.  Shapes broadcast; dtypes follow NumPy's own ufunc loop
 resolution under NEP 50 (Python scalars are weak)."""
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError
-from ..operator import Tensor, apply, lift, stack_of
+from ..errors import DTypeError, FgraphError, user_location
+from ..operator import Tensor, apply, lift, literal_node, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
-from ..symbol import error_at, make_node, refuse_out
+from ..symbol import Node, error_at, make_node, refuse_out
 from ..types import set_attr
 from .ufunc import OBJECTS as UFUNC_OBJECTS
 from .ufunc import Ufunc
@@ -49,7 +50,7 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
     its calls build a node of op ``name`` with NumPy's dtypes (NEP 50)."""
     ufunc = UFUNCS[name]
 
-    def impl(*args, dtype=None):
+    def general(*args, dtype=None):
         st = stack_of(args)
         nodes = [lift(a, st) for a in args]
         params = () if dtype is None else (("dtype", np.dtype(dtype)),)
@@ -62,8 +63,129 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
             return tuple(Tensor(make_node(name, nodes, params + (("output", k),)), st) for k in range(ufunc.nout))
         return Tensor(make_node(name, nodes, params), st)
 
+    if name in _MULTI_OUTPUT or ufunc.nin not in (1, 2):
+        impl = general
+    elif ufunc.nin == 1:
+        impl = _unary_fast(name, general)
+    else:
+        impl = _binary_fast(name, ufunc, general)
     impl.__name__ = impl.__qualname__ = public
     return Ufunc(ufunc, impl)
+
+
+# ---------------------------------------------------------------- fast paths
+# ``a + 1``, ``a * b``, ``sin(a)``: the calls of lazy arrays and Python
+# scalars without keywords.  What the general path decided for inputs of
+# these shapes, dtypes and weak flags (the result's shape and dtype, after
+# every check passed) is remembered and the node made at once; a Python int
+# joins only when it lies in the range the general path checked it against
+# (else the general path runs: it raises, or settles a comparison).
+
+_FAST_MAX = 4096  # entries per ufunc; cleared when full
+_SCALARS = (int, float, bool, complex)
+
+
+def _unary_fast(name: str, general):
+    known: dict = {}
+
+    def impl(*args, dtype=None):
+        if dtype is None and len(args) == 1:
+            x = args[0]
+            if type(x) is Tensor:
+                n = x.node
+                hit = known.get((n.shape, n.dtype, n.weak))
+                if hit is not None:
+                    return Tensor(Node(name, (), (n,), hit[0], hit[1], False, None, user_location(2)), x.stack)
+                result = general(x)
+                r = result.node
+                if r.op == name and r.inputs == (n,) and not n.weak:
+                    if len(known) >= _FAST_MAX:
+                        known.clear()
+                    known[(n.shape, n.dtype, n.weak)] = (r.shape, r.dtype)
+                return result
+        return general(*args, dtype=dtype)
+
+    return impl
+
+
+def _binary_fast(name: str, ufunc: np.ufunc, general):
+    known: dict = {}
+
+    def impl(*args, dtype=None):
+        if dtype is None and len(args) == 2:
+            x, y = args
+            tx, ty = type(x), type(y)
+            if tx is Tensor:
+                nx = x.node
+                if ty is Tensor:
+                    ny = y.node
+                    key = (nx.shape, nx.dtype, nx.weak, ny.shape, ny.dtype, ny.weak)
+                    hit = known.get(key)
+                    if hit is not None:
+                        return Tensor(Node(name, (), (nx, ny), hit[0], hit[1], False, None, user_location(2)),
+                                      x.stack)
+                elif ty in _SCALARS:
+                    key = (nx.shape, nx.dtype, nx.weak, ty)
+                    hit = known.get(key)
+                    if hit is not None and (hit[2] is None or hit[2] <= y <= hit[3]):
+                        return Tensor(Node(name, (), (nx, literal_node(y)), hit[0], hit[1], False, None,
+                                           user_location(2)), x.stack)
+                else:
+                    return general(x, y)
+            elif ty is Tensor and tx in _SCALARS:
+                ny = y.node
+                key = (tx, ny.shape, ny.dtype, ny.weak)
+                hit = known.get(key)
+                if hit is not None and (hit[2] is None or hit[2] <= x <= hit[3]):
+                    return Tensor(Node(name, (), (literal_node(x), ny), hit[0], hit[1], False, None,
+                                       user_location(2)), y.stack)
+            else:
+                return general(x, y)
+            result = general(x, y)
+            entry = _binary_entry(name, ufunc, result, x, y)
+            if entry is not None:
+                if len(known) >= _FAST_MAX:
+                    known.clear()
+                known[key] = entry
+            return result
+        return general(*args, dtype=dtype)
+
+    return impl
+
+
+#: the range a Python int joining a float loop must lie in to take the fast
+#: path (NumPy refuses one too large for a double; the general path tells)
+_FLOAT_SAFE = (-(1 << 1000), 1 << 1000)
+
+
+def _binary_entry(name, ufunc, result, x, y):
+    """What the fast path remembers of ``result`` (the general path's node for
+    ``x`` and ``y``): (shape, dtype, low, high), low and high bounding the
+    Python int that may take the fast path (None: any value), or None where
+    the result is not one plain node of the ufunc (a settled comparison)."""
+    r = result.node
+    if r.op != name or r.params:
+        return None
+    nx, ny = r.inputs
+    lo = hi = None
+    if type(x) is int or type(y) is int:
+        (array, scalar) = (ny, nx) if type(x) is int else (nx, ny)
+        if array.weak or not scalar.weak:
+            return None
+        loop = ufunc_dtypes(ufunc, r.inputs)[0 if type(x) is int else 1]
+        if loop.kind in "iu":
+            info = np.iinfo(loop)
+            lo, hi = int(info.min), int(info.max)
+            if name in _COMPARISONS and array.dtype.kind in "iu":  # beyond the array's range: settled apart
+                info = np.iinfo(array.dtype)
+                lo, hi = builtins.max(lo, int(info.min)), builtins.min(hi, int(info.max))
+        elif loop.kind in "fc":
+            lo, hi = _FLOAT_SAFE
+        elif loop.kind != "b":
+            return None
+    elif nx.weak and ny.weak or (type(x) is Tensor and nx.weak) or (type(y) is Tensor and ny.weak):
+        return None
+    return r.shape, r.dtype, lo, hi
 
 
 #: comparison ufunc -> the Python comparison it makes

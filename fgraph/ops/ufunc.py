@@ -356,6 +356,7 @@ class Ufunc:
         self._stack = stack
         self._bound: dict = {}
         self._core = ufunc.signature is not None  # a gufunc (matmul, vecdot...)
+        self._nin = ufunc.nin
         self.__name__ = ufunc.__name__
         self.__doc__ = (f"Lazy ``numpy.{ufunc.__name__}``: NumPy's arguments, keywords, attributes and methods "
                         "(reduce, accumulate, outer, reduceat, at), shapes and dtypes (NEP 50); ``out=`` writes "
@@ -390,13 +391,17 @@ class Ufunc:
         return bound
 
     # -- calling
-    def __call__(self, *args, out=_NO_OUT, where=_ALL, casting="same_kind", order="K", dtype=None, subok=True,
-                 signature=None, **kwargs):
+    def __call__(self, *args, **kwargs):
+        """NumPy's ufunc call: ``(*inputs, *outs, out=, where=, casting=,
+        order=, dtype=, subok=, signature=)``."""
+        if not kwargs and len(args) == self._nin:
+            return self._impl(*args)  # the common case, kept short: ``a + b`` comes here
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args, out=_NO_OUT, where=_ALL, casting="same_kind", order="K", dtype=None, subok=True,
+              signature=None, **kwargs):
         u = self._np
         nin = u.nin
-        if (len(args) == nin and out is _NO_OUT and where is _ALL and dtype is None and signature is None
-                and casting == "same_kind" and order == "K" and not kwargs):
-            return self._impl(*args)  # the common case, kept short: ``a + b`` comes here
         name = self.__name__
         if not nin <= len(args) <= u.nargs:
             n = len(args)
