@@ -11,7 +11,8 @@ BENCHES = {"build": "Node construction and compile+first-run cost for long chain
            "conv": "Convolution and matrix-product GFLOP/s against NumPy's own matmul.",
            "models": "Owl's table: ResNet50, Inception, a digits CNN with and without the graph, and onnxruntime.",
            "dask": "A reduction graph on the Dask engine against hand-written dask.array; 1 and 2 workers.",
-           "gpu": "CuPy engine: fused element-wise throughput and a network against CuPy eager."}
+           "gpu": "CuPy engine: fused element-wise throughput and a network against CuPy eager.",
+           "eager": "Eager NumPy programs (per-step fetches, in-place writes) with numpy and fgraph.numpy."}
 
 
 def main(argv=None):
