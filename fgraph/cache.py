@@ -1,13 +1,27 @@
 """A least-recently-used cache of evaluated results, bounded in bytes."""
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
 
 import numpy as np
 
 
+def held_bytes(arr) -> int:
+    """The memory an array really holds: its object and its data, or for a
+    view the whole array it keeps alive (a cached 0-d result is ~100 bytes,
+    not 8)."""
+    size = sys.getsizeof(arr)  # a NumPy array that owns its data counts it in
+    if not isinstance(arr, np.ndarray):  # a device array: its object and its data
+        return size + getattr(arr, "nbytes", 0)
+    base = arr
+    while not base.flags.owndata and isinstance(base.base, np.ndarray):
+        base = base.base
+    return size if base is arr else size + sys.getsizeof(base)
+
+
 class ResultCache:
-    """Structural key -> read-only array; evicts the oldest past ``max_bytes``."""
+    """Structural key -> read-only array; evicts the oldest past ``max_bytes`` (counted as :func:`held_bytes`)."""
 
     def __init__(self, max_bytes: int = 256 << 20):
         self.max_bytes = max_bytes
@@ -44,13 +58,14 @@ class ResultCache:
         return known
 
     def put(self, key, arr: np.ndarray) -> None:
-        if arr.nbytes > self.max_bytes or key in self._items:
+        size = held_bytes(arr)
+        if size > self.max_bytes or key in self._items:
             return
         self._items[key] = arr
-        self.nbytes += arr.nbytes
+        self.nbytes += size
         while self.nbytes > self.max_bytes:
             _, old = self._items.popitem(last=False)
-            self.nbytes -= old.nbytes
+            self.nbytes -= held_bytes(old)
 
     def clear(self) -> None:
         self._items.clear()

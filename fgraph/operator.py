@@ -17,7 +17,7 @@ from . import stack as _stack
 from . import views as _views
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
-from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id
+from .symbol import Const, Node, Scalar, error_at, exact_key, hold, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -256,11 +256,12 @@ class Tensor:
     new node and moves the handle, and the handles of t's base and views
     (``fgraph.views``), so aliases see the write as in NumPy."""
 
-    __slots__ = ("_node", "stack", "_storage", "_steps", "_version", "_base", "_shadow", "__weakref__")
+    __slots__ = ("_node", "_keep", "stack", "_storage", "_steps", "_version", "_base", "_shadow", "__weakref__")
     __array_priority__ = 1000  # NumPy defers binary operators to us
 
     def __init__(self, node: Node, stack: _stack.Stack | None = None):
         self._node = node
+        hold(self, node)
         self.stack = stack or _stack.DEFAULT
         self._storage = self._steps = self._base = self._shadow = None
         self._version = 0
@@ -275,7 +276,8 @@ class Tensor:
             return self._node
         st = self._storage
         if self._version != st.version:
-            self._node = _views.replay(st.node, self._steps)
+            self._node = node = _views.replay(st.node, self._steps)
+            hold(self, node)
             self._version = st.version
         return self._node
 
@@ -308,6 +310,7 @@ class Tensor:
         tpl = make_node("reshape", [self.node], (("shape", new),))
         self._steps = self._steps + (tpl,)
         self._node, self._version, self._shadow = tpl, self._storage.version, shadow
+        hold(self, tpl)
 
     @property
     def base(self):
@@ -703,6 +706,7 @@ def write_node(t: Tensor, new: Node) -> None:
         _shadow_of(t)  # remember what made it: a 0-d array stays an array (for printing) through writes
     if t._steps is None:
         t._node = new
+        hold(t, new)
         return
     st, steps = t._storage, t._steps
     parents = [st.node]
@@ -714,6 +718,7 @@ def write_node(t: Tensor, new: Node) -> None:
     st.node = value
     st.version += 1
     t._node, t._version = new, st.version
+    hold(t, new)
 
 
 def assign(target, value, *, casting: str = "same_kind", where=True, op: str = "assign"):

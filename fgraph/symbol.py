@@ -9,10 +9,10 @@ Every traversal here is iterative: graphs may be a million nodes deep.
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import struct
+import weakref
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -24,22 +24,40 @@ from .types import attr_table, is_registered
 _SALT = 0x9E3779B97F4A7C15
 
 
-class Const:
-    """A constant array held as a node parameter, compared by content.
+#: constants of at most this many bytes are keyed by their content, so equal
+#: ones merge (CSE, the result and program caches); larger ones by identity:
+#: their bytes are never hashed (a large array entering a graph costs no
+#: pass over its data beyond the one copy that keeps it from changing)
+CONTENT_KEY_BYTES = 1024
 
-    The array is copied and frozen, so nothing the user holds can change a
-    graph after the fact, and equal contents hash equal (for CSE and caching).
+_const_ids = itertools.count()
+
+
+class Const:
+    """A constant array held as a node parameter.
+
+    The array is frozen: a copy, unless nothing can write it (read-only with
+    no writable base), so nothing the user holds can change a graph after the
+    fact.  A small constant compares by content (exact bytes); a large one by
+    identity.
     """
 
     __slots__ = ("array", "_key", "_hash")
 
     def __init__(self, array: np.ndarray):
-        arr = np.array(array, copy=True, order="C")
-        arr.flags.writeable = False
-        digest = hashlib.blake2b(arr.reshape(-1).view(np.uint8) if arr.size else b"", digest_size=16).digest()
+        arr = frozen_array(array)
+        if arr.nbytes <= CONTENT_KEY_BYTES:
+            key = (arr.dtype.str, arr.shape, arr.tobytes())
+        else:
+            key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()
         object.__setattr__(self, "array", arr)
-        object.__setattr__(self, "_key", (arr.dtype.str, arr.shape, digest))
-        object.__setattr__(self, "_hash", hash(self._key))
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
+
+    @property
+    def by_content(self) -> bool:
+        """Whether equal contents make equal constants (small arrays only)."""
+        return type(self._key[2]) is bytes
 
     def __setattr__(self, name, value):
         raise AttributeError("Const is immutable")
@@ -52,6 +70,20 @@ class Const:
 
     def __repr__(self):
         return f"Const({self.array.dtype}{list(self.array.shape)})"
+
+
+def frozen_array(value) -> np.ndarray:
+    """``value`` as a read-only array nobody can change: itself when nothing
+    can write it, else one copy."""
+    arr = np.asarray(value)
+    b = arr
+    while isinstance(b, np.ndarray) and not b.flags.writeable:
+        b = b.base
+    if b is None or type(b) is bytes:  # read-only all the way down
+        return arr
+    arr = np.array(arr, copy=True, order="C")
+    arr.flags.writeable = False
+    return arr
 
 
 def exact_key(value):
@@ -123,7 +155,7 @@ class Node:
     """
 
     __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "concrete", "_hash", "_key2",
-                 "__weakref__")
+                 "_known", "_pins", "_handle", "__weakref__")
 
     def __init__(self, op: str, params: tuple, inputs: tuple, shape: tuple, dtype: np.dtype,
                  weak: bool = False, name: str | None = None, where: tuple | None = None):
@@ -139,15 +171,24 @@ class Node:
         # concrete: no placeholder or variable below, so the value is known
         # without feeds (an evaluation point may compute it).  Set once from
         # the inputs' flags: O(inputs) per node, never a walk of the graph.
-        if inputs:
-            concrete = True
-            for i in inputs:
-                if not i.concrete:
-                    concrete = False
-                    break
-        else:
+        # pins: the known values this node's evaluation starts from (see Known).
+        concrete = True
+        pins = None
+        for i in inputs:
+            if not i.concrete:
+                concrete = False
+            k = i._known
+            p = k() if k is not None else None
+            if p is None:
+                p = i._pins
+            if p is not None and p is not pins:
+                pins = p if pins is None else (pins, p)
+        if not inputs:
             concrete = op not in _TRACED_LEAVES
         s(self, "concrete", concrete)
+        s(self, "_known", None)
+        s(self, "_pins", pins)
+        s(self, "_handle", None)
         ih = tuple([i._hash for i in inputs])
         s(self, "_hash", hash((op, params, ih, shape, dtype, weak)))
         ih2 = tuple([i._key2 for i in inputs])
@@ -207,6 +248,59 @@ class Node:
 
     def __reduce__(self):  # nodes are values; pickling is out of scope
         raise TypeError("fgraph nodes cannot be pickled")
+
+
+class Known:
+    """A node's computed value, kept while a lazy array (or a node not yet
+    evaluated) still needs it: incremental evaluation starts from these.
+
+    Handles (``Tensor``) and pins hold it; the node points at it weakly
+    (``node._known``), so the value goes with the last array that needs it
+    while the graph itself stays whole.  A node's ``_pins`` are the known
+    values its evaluation starts from (a Known, or a tuple tree of them,
+    taken from its inputs when it is made), so a step built on the last
+    step's values keeps those alive even after the program dropped the
+    arrays that held them, as NumPy would; when the node is evaluated its
+    own value replaces its pins.
+    """
+
+    __slots__ = ("node", "value", "engine", "__weakref__")
+
+    def __init__(self, node: "Node", value, engine):
+        self.node, self.value, self.engine = node, value, engine
+        object.__setattr__(node, "_known", weakref.ref(self))
+        object.__setattr__(node, "_pins", None)
+
+
+def known_value(node: "Node") -> "Known | None":
+    """The node's Known if its value is still held, else None."""
+    k = node._known
+    return k() if k is not None else None
+
+
+def pins_of(node: "Node"):
+    """What keeps ``node`` cheap to evaluate: its Known, else its pins."""
+    k = node._known
+    k = k() if k is not None else None
+    return k if k is not None else node._pins
+
+
+def handle_of(node: "Node"):
+    """A live lazy array that points at ``node`` (the last one made), or None."""
+    h = node._handle
+    t = h() if h is not None else None
+    return t if t is not None and t._node is node else None
+
+
+def hold(holder, node: "Node") -> None:
+    """Point ``holder`` (a lazy array or a storage: it has ``_node`` and
+    ``_keep``) at ``node``: it keeps what node's value is computed from, and
+    becomes node's handle unless another live one is."""
+    holder._keep = pins_of(node)
+    h = node._handle
+    t = h() if h is not None else None
+    if t is None or t._node is not node:
+        object.__setattr__(node, "_handle", weakref.ref(holder))
 
 
 def describe(nodes: Iterable) -> str:

@@ -28,20 +28,30 @@ from numpy.lib.stride_tricks import as_strided
 
 from .errors import also
 from .shape import c_strides
-from .symbol import Node, error_at, make_node
+from .symbol import Node, error_at, hold, make_node
 
 
 class Storage:
     """The memory a base array and its views share: its current node, a
     version that every write bumps, and the scratch element shadows point at."""
 
-    __slots__ = ("node", "version", "scratch", "origin")
+    __slots__ = ("_node", "_keep", "version", "scratch", "origin", "__weakref__")
 
     def __init__(self, node: Node):
         self.node = node
         self.origin = node  # what the storage started as (a variable's handle keeps naming its variable)
         self.version = 0
         self.scratch = np.zeros(1, node.dtype)
+
+    @property
+    def node(self) -> Node:
+        return self._node
+
+    @node.setter
+    def node(self, node: Node) -> None:
+        # the storage holds what its value is computed from, as a handle does
+        self._node = node
+        hold(self, node)
 
     def shadow(self, shape: tuple, writeable: bool = True) -> np.ndarray:
         """A C-contiguous stand-in of this storage with ``shape``: metadata only."""

@@ -127,7 +127,7 @@ def test_generic_engine_evaluate_memoises_through_the_device():
     t = fnp.sin(fnp.asarray(np.arange(6.0))) * 2
     (r1,) = eng.evaluate([t.node])
     (r2,) = eng.evaluate([t.node])
-    assert r1 is r2 and eng.cache.hits >= 1
+    assert r1 is r2  # kept for t, the lazy array that points at it
     np.testing.assert_array_equal(r1, np.sin(np.arange(6.0)) * 2)
 
 

@@ -102,20 +102,14 @@ class CupyEngine(ArrayEngine):
         fresh CuPy arrays with ``to_host=False``."""
         return super().evaluate(nodes, to_host=to_host, **options)
 
-    def _known(self, roots) -> dict:
-        """Cached values below the roots, and every constant uploaded (kept in
-        the cache by structural key, so each is copied to the device once)."""
-        from ..symbol import topological
-
-        known = super()._known(roots)
-        for n in topological(roots):
-            if n.op == "constant":
-                arr = self.cache.peek(n.key)
-                if arr is None:
-                    arr = self.device.asarray(n.param("value").array)
-                    self.cache.put(n.key, arr)
-                known[id(n)] = arr
-        return known
+    def _input_value(self, node):
+        """A large constant's or a variable's value on the device: uploaded
+        once, then kept in the cache by structural key."""
+        arr = self.cache.peek(node.key)
+        if arr is None:
+            arr = super()._input_value(node)
+            self.cache.put(node.key, arr)
+        return arr
 
     def _deliver(self, arr, to_host: bool = True, **options):
         if to_host:

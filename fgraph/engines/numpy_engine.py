@@ -15,10 +15,13 @@ import numpy as np
 from ..cache import ResultCache
 from ..devices import NumpyDevice, use
 from ..errors import FgraphError, format_location
-from ..symbol import error_at
+from ..symbol import error_at, known_value
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
-from .program import Program
+from .incremental import ProgramCache, evaluate_step, given
+
+#: results of at most this many elements are memoised by structural key too
+SMALL_RESULT = 64
 
 
 class ArrayEngine:
@@ -28,9 +31,10 @@ class ArrayEngine:
     kernel_attr = "numpy_kernel"
     executable = Executable
 
-    def __init__(self, device, cache_bytes: int = 256 << 20):
+    def __init__(self, device, cache_bytes: int = 1 << 20):
         self.device = device
         self.cache = ResultCache(cache_bytes)
+        self.programs = ProgramCache()
 
     # -- hooks a device engine may override
     def check(self, roots) -> None:
@@ -63,38 +67,39 @@ class ArrayEngine:
         return self.executable(graph, self, self.kernel_attr, plan_memory=plan_memory, **options)
 
     def evaluate(self, nodes, **options) -> list:
-        """Evaluate nodes outside a compiled graph; results are memoised by
-        structural key (the NumPy engine returns them read-only: they may be shared)."""
-        results = [self.cache.get(n.key) for n in nodes]
-        todo = list({id(n): n for n, r in zip(nodes, results) if r is None}.values())
+        """Evaluate nodes outside a compiled graph, incrementally
+        (:mod:`fgraph.engines.incremental`): from the values still held, keeping
+        those that live lazy arrays point at (the NumPy engine returns them
+        read-only: they may be shared).  Small results are also memoised by
+        structural key."""
+        values = {}
+        todo = []
+        for n in nodes:
+            k = known_value(n)
+            if k is not None and k.engine is self:
+                values[id(n)] = k.value
+                continue
+            hit = self.cache.get(n.key) if n.size <= SMALL_RESULT else None
+            if hit is not None:
+                values[id(n)] = hit
+            elif id(n) not in values:
+                values[id(n)] = None
+                todo.append(n)
         if todo:
             self.check(todo)
-            known = self._known(todo)
-            prog = Program(todo, self.kernel_attr, self.name, known=known)
-            values = [None] * len(prog.order)
-            for k, n in prog.leaves.items():
-                values[k] = self._leaf_value(n, known)
             with use(self.device):
-                prog.run(values)
-            done = {}
+                done = evaluate_step(todo, self)
             for n in todo:
-                arr = self._result(values[prog.slot[id(n)]], n)
-                self.cache.put(n.key, arr)
-                done[id(n)] = arr
-            results = [done[id(n)] if r is None else r for n, r in zip(nodes, results)]
-        return [self._deliver(r, **options) for r in results]
+                arr = values[id(n)] = done[id(n)]
+                if n.size <= SMALL_RESULT:
+                    self.cache.put(n.key, arr)
+        return [self._deliver(values[id(n)], **options) for n in nodes]
 
-    def _known(self, roots) -> dict:
-        """Nodes below the roots whose values are cached already."""
-        return self.cache.known_below(roots)
+    given = given
 
-    def _leaf_value(self, n, known: dict):
-        if n.op == "placeholder":
-            raise FgraphError(f"placeholder {n.name!r} has no value: evaluate through "
-                              f"fgraph.compile(graph)(**feeds) (made at {format_location(n.where)})")
-        if n.op == "variable":
-            return self.device.asarray(n.param("value").array)
-        return known[id(n)]
+    def _input_value(self, node):
+        """A large constant's or a variable's value, as a step's input."""
+        return self.device.asarray(node.param("value").array)
 
 
 class NumpyEngine(ArrayEngine):
@@ -103,12 +108,11 @@ class NumpyEngine(ArrayEngine):
     name = "numpy"
     kernel_attr = "numpy_kernel"
 
-    def __init__(self, cache_bytes: int = 256 << 20):
+    def __init__(self, cache_bytes: int = 1 << 20):
         super().__init__(NumpyDevice(), cache_bytes)
 
     def _result(self, value, node):
         arr = np.asarray(value, dtype=node.dtype)
-        if arr.flags.writeable:
-            arr = arr if arr.base is None and arr.flags.owndata else arr.copy()
+        if arr.flags.writeable:  # a fresh array, or a view of one nobody else holds
             arr.flags.writeable = False
         return arr
