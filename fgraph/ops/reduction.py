@@ -29,10 +29,10 @@ import warnings
 import numpy as np
 
 from ..array_api import canonical_dtype
-from ..errors import AxisError, DTypeError, FgraphError, ShapeError
+from ..errors import AxisError, DTypeError, FgraphError, ShapeError, user_location
 from ..operator import Tensor, lift, stack_of
 from ..shape import broadcasts_to, defop
-from ..symbol import Const, Scalar, describe, error_at, make_node, refuse_out
+from ..symbol import Const, Node, Scalar, describe, error_at, make_node, refuse_out
 
 _NoValue = np._NoValue
 
@@ -225,9 +225,66 @@ def _validate(op: str, inputs, kw: dict) -> None:
         _validated.add(key)
 
 
+# ``a.sum()``, ``a.max(axis=0)``, ``a.mean(1, keepdims=True)``: a lazy array
+# reduced along None, int or int-tuple axes, without out=, initial=, where=
+# or other keywords.  What _build decided for that stack, input shape, dtype
+# and those arguments (the node's params, shape and dtype, after NumPy's
+# checks passed) is remembered, and the next such call makes the node at once.
+
+_quick: dict = {}
+_QUICK_MAX = 4096
+
+
+def _plain(axis, keepdims) -> bool:
+    """Arguments the fast path keys by value (an axis of True or 1.0 would
+    look like 1 to a dict: those go the long way)."""
+    ta = type(axis)
+    if ta is tuple:
+        for e in axis:
+            if type(e) is not int:
+                return False
+    elif axis is not None and ta is not int:
+        return False
+    return keepdims is _NoValue or type(keepdims) is bool
+
+
+def _fast(op: str, a, axis, dtype, keepdims):
+    """The node _build made before for these arguments (a lazy array ``a``), or None."""
+    if not _plain(axis, keepdims):
+        return None
+    x = a.node
+    st = a.stack
+    try:
+        hit = _quick.get((op, st, x.shape, x.dtype, x.weak, axis, dtype, keepdims))
+    except TypeError:  # an unhashable dtype argument
+        return None
+    if hit is None:
+        return None
+    return Tensor(Node(op, hit[0], (x,), hit[1], hit[2], False, None, user_location(3)), st)
+
+
+def _remember(op: str, x, st, kw: dict, result: Tensor) -> None:
+    """Remember ``result``, made by _build from ``x`` (a lazy array's node) and
+    keywords ``kw`` (as given), for _fast."""
+    for k in kw:
+        if k != "axis" and k != "dtype" and k != "keepdims" and kw[k] is not _NoValue:
+            return
+    axis, keepdims = kw.get("axis"), kw.get("keepdims", _NoValue)
+    r = result.node
+    if r.op != op or r.inputs != (x,) or not _plain(axis, keepdims):
+        return
+    if len(_quick) >= _QUICK_MAX:
+        _quick.clear()
+    try:
+        _quick[(op, st, x.shape, x.dtype, x.weak, axis, kw.get("dtype"), keepdims)] = (r.params, r.shape, r.dtype)
+    except TypeError:  # an unhashable argument
+        pass
+
+
 def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
     """Validate against NumPy on probes, normalise the params, make the node."""
     refuse_out(op, out)
+    given = kw if out is None and extra is None and type(a) is Tensor else None
     if kw.get("mean", _NoValue) is not _NoValue:
         raise error_at(FgraphError, op, "mean= (a precomputed mean) is not supported; fgraph computes the "
                                         "mean itself and CSE shares it")
@@ -266,7 +323,10 @@ def _build(op: str, a, out=None, extra=None, **kw) -> Tensor:
         params["initial"] = kw["initial"]
     if kw.get("returned"):
         return tuple(Tensor(make_node(op, inputs, tuple(params.items()) + (("output", k),)), st) for k in (0, 1))
-    return Tensor(make_node(op, inputs, tuple(params.items())), st)
+    result = Tensor(make_node(op, inputs, tuple(params.items())), st)
+    if given is not None:
+        _remember(op, x, st, given, result)
+    return result
 
 
 _WITH_DTYPE = {"sum", "prod", "mean", "var", "std", "nansum", "nanprod", "nanmean", "nanvar", "nanstd",
@@ -286,16 +346,28 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=_NoValue, initial=_NoValue,
     if isinstance(a, types.GeneratorType):  # NumPy 2.4's refusal, word for word
         raise error_at(DTypeError, "sum", "Calling np.sum(generator) is deprecated.Use np.sum(np.fromiter(generator)) "
                                           "or the python sum builtin instead.")
+    if out is None and initial is _NoValue and where is _NoValue and type(a) is Tensor:
+        hit = _fast("sum", a, axis, dtype, keepdims)
+        if hit is not None:
+            return hit
     return _build("sum", a, out, _where(where), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=_NoValue, initial=_NoValue, where=_NoValue):
     """Lazy ``numpy.prod``."""
+    if out is None and initial is _NoValue and where is _NoValue and type(a) is Tensor:
+        hit = _fast("prod", a, axis, dtype, keepdims)
+        if hit is not None:
+            return hit
     return _build("prod", a, out, _where(where), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=_NoValue, *, where=_NoValue):
     """Lazy ``numpy.mean``."""
+    if out is None and where is _NoValue and type(a) is Tensor:
+        hit = _fast("mean", a, axis, dtype, keepdims)
+        if hit is not None:
+            return hit
     return _build("mean", a, out, _where(where), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -315,41 +387,73 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NoValue, *, where=
 
 def max(a, axis=None, out=None, keepdims=_NoValue, initial=_NoValue, where=_NoValue):
     """Lazy ``numpy.max``; an empty reduced axis without ``initial`` raises when the node is made."""
+    if out is None and initial is _NoValue and where is _NoValue and type(a) is Tensor:
+        hit = _fast("max", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("max", a, out, _where(where), axis=axis, keepdims=keepdims, initial=initial)
 
 
 def min(a, axis=None, out=None, keepdims=_NoValue, initial=_NoValue, where=_NoValue):
     """Lazy ``numpy.min``; an empty reduced axis without ``initial`` raises when the node is made."""
+    if out is None and initial is _NoValue and where is _NoValue and type(a) is Tensor:
+        hit = _fast("min", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("min", a, out, _where(where), axis=axis, keepdims=keepdims, initial=initial)
 
 
 def amax(a, axis=None, out=None, keepdims=_NoValue, initial=_NoValue, where=_NoValue):
     """Lazy ``numpy.amax`` (the same op as ``max``)."""
+    if out is None and initial is _NoValue and where is _NoValue and type(a) is Tensor:
+        hit = _fast("max", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("max", a, out, _where(where), axis=axis, keepdims=keepdims, initial=initial)
 
 
 def amin(a, axis=None, out=None, keepdims=_NoValue, initial=_NoValue, where=_NoValue):
     """Lazy ``numpy.amin`` (the same op as ``min``)."""
+    if out is None and initial is _NoValue and where is _NoValue and type(a) is Tensor:
+        hit = _fast("min", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("min", a, out, _where(where), axis=axis, keepdims=keepdims, initial=initial)
 
 
 def all(a, axis=None, out=None, keepdims=_NoValue, *, where=_NoValue):
     """Lazy ``numpy.all``."""
+    if out is None and where is _NoValue and type(a) is Tensor:
+        hit = _fast("all", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("all", a, out, _where(where), axis=axis, keepdims=keepdims)
 
 
 def any(a, axis=None, out=None, keepdims=_NoValue, *, where=_NoValue):
     """Lazy ``numpy.any``."""
+    if out is None and where is _NoValue and type(a) is Tensor:
+        hit = _fast("any", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("any", a, out, _where(where), axis=axis, keepdims=keepdims)
 
 
 def argmax(a, axis=None, out=None, *, keepdims=_NoValue):
     """Lazy ``numpy.argmax`` (first occurrence; int64 indices)."""
+    if out is None and type(a) is Tensor:
+        hit = _fast("argmax", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("argmax", a, out, axis=axis, keepdims=keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=_NoValue):
     """Lazy ``numpy.argmin`` (first occurrence; int64 indices)."""
+    if out is None and type(a) is Tensor:
+        hit = _fast("argmin", a, axis, None, keepdims)
+        if hit is not None:
+            return hit
     return _build("argmin", a, out, axis=axis, keepdims=keepdims)
 
 
