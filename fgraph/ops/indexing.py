@@ -20,10 +20,10 @@ import operator as _operator
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
+from ..errors import DTypeError, FgraphError, IndexingError, ShapeError, user_location
 from ..operator import Tensor, apply, constant_node, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, normalize_axis, probe, result_type, size_of
-from ..symbol import error_at, make_node, refuse_out
+from ..symbol import Node, error_at, make_node, refuse_out
 from ..types import set_attr
 
 __all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
@@ -223,6 +223,34 @@ _ADVANCED = frozenset(("array", "bool0"))          # entries that make the key a
 _FULL = slice(None)
 
 
+# ``a[1:-1, 1:-1]``, ``a[i]``: a lazy array indexed by Python ints and slices
+# of Python ints.  The ``slice`` node the general path made for that shape
+# and key (its params and shape: bounds checked, slices normalised) is
+# remembered, and the next such index makes the node at once.
+
+_basic: dict = {}
+_BASIC_MAX = 4096
+_SAME = object()  # the key selects all of x: x itself
+
+
+def _basic_key(key):
+    """A hashable form of a key of ints and int-or-None slices, or None."""
+    out = []
+    for e in key if type(key) is tuple else (key,):
+        t = type(e)
+        if t is int:
+            out.append(e)
+        elif t is slice:
+            a, b, c = e.start, e.stop, e.step
+            if (a is None or type(a) is int) and (b is None or type(b) is int) and (c is None or type(c) is int):
+                out.append((a, b, c))
+            else:
+                return None
+        else:
+            return None
+    return tuple(out)
+
+
 def getitem(x, key):
     """Lazy ``x[key]`` with NumPy's rules (basic, advanced and mixed keys).
 
@@ -230,6 +258,32 @@ def getitem(x, key):
     (NumPy arrays, lists, lazy integer tensors) add an ``advanced_index``
     node.  Boolean masks raise: their shape depends on the data.
     """
+    if type(x) is not Tensor:
+        return _getitem(x, key)
+    k = _basic_key(key)
+    if k is None:
+        return _getitem(x, key)
+    node = x.node
+    k = (node.shape, k)
+    hit = _basic.get(k)
+    if hit is not None:
+        if hit is _SAME:
+            return x
+        return Tensor(Node("slice", hit[0], (node,), hit[1], node.dtype, False, None, user_location(2)), x.stack)
+    result = _getitem(x, key)
+    r = result.node
+    if result is x:
+        hit = _SAME
+    elif r.op == "slice" and r.inputs == (node,):
+        hit = (r.params, r.shape)
+    if hit is not None:
+        if len(_basic) >= _BASIC_MAX:
+            _basic.clear()
+        _basic[k] = hit
+    return result
+
+
+def _getitem(x, key):
     st = stack_of((x,))
     node = lift(x, st)
     entries = [_parse_entry(k, st) for k in (key if type(key) is tuple else (key,))]
