@@ -8,6 +8,7 @@ import operator
 
 import numpy as np
 
+from ..array_api import canonical_dtype
 from ..errors import DTypeError, FgraphError, user_location
 from ..operator import Tensor, apply, lift, literal_node, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
@@ -377,14 +378,36 @@ def _astype_rule(inputs, dtype, casting="unsafe"):
 defop("astype", _astype_rule, "x.astype(dtype)", elementwise=True, nin=1)
 
 
+#: (type and value of the dtype argument, casting, stack, source dtype) ->
+#: (target dtype, the node's params), for casts made before (their checks passed)
+_casts: dict = {}
+
+
 def astype(x, dtype, /, *, copy=True, casting="unsafe", device=None):
     """Lazy ``x.astype(dtype)`` (also the Array API's ``astype``)."""
-    from ..array_api import canonical_dtype
-
+    if type(x) is Tensor:
+        n = x.node
+        try:
+            key = (type(dtype), dtype, casting, x.stack, n.dtype)
+            hit = _casts.get(key)
+        except TypeError:  # an unhashable dtype argument
+            key = hit = None
+        if hit is not None:
+            if hit[0] == n.dtype:
+                return x
+            return Tensor(Node("astype", hit[1], (n,), n.shape, hit[0], False, None, user_location(2)), x.stack)
+    else:
+        key = None
     dt = canonical_dtype(dtype, stack_of((x,)))
     if isinstance(x, Tensor) and x.dtype == dt:
-        return x
-    return apply("astype", (x,), (("dtype", dt), ("casting", casting)))
+        result = x
+    else:
+        result = apply("astype", (x,), (("dtype", dt), ("casting", casting)))
+    if key is not None:
+        if len(_casts) >= _FAST_MAX:
+            _casts.clear()
+        _casts[key] = (dt, (("dtype", dt), ("casting", casting)))
+    return result
 
 
 __all__ += ["where", "clip", "round", "around", "fix", "real", "imag", "astype"]

@@ -299,17 +299,22 @@ def _concat(ts: list, axis: int, dtype=None, casting="same_kind") -> Tensor:
 def _resolve_shape(shape, size: int, op: str = "reshape") -> tuple:
     """A reshape target with at most one unknown (negative) entry, resolved."""
     if isinstance(shape, (tuple, list)):
-        dims = [_index(op, d, "shape entry") for d in shape]
+        dims = [d if type(d) is int else _index(op, d, "shape entry") for d in shape]
     else:
         dims = [_index(op, shape, "shape")]
-    unknown = [k for k, d in enumerate(dims) if d < 0]
-    if len(unknown) > 1:
-        raise _fail(op, "can only specify one unknown dimension")
-    known = size_of(tuple(d for d in dims if d >= 0))
-    if unknown:
+    unknown = None
+    known = 1
+    for k, d in enumerate(dims):
+        if d < 0:
+            if unknown is not None:
+                raise _fail(op, "can only specify one unknown dimension")
+            unknown = k
+        else:
+            known *= d
+    if unknown is not None:
         if known == 0 or size % known:
             raise _fail(op, f"cannot reshape array of size {size} into shape {tuple(dims)}")
-        dims[unknown[0]] = size // known
+        dims[unknown] = size // known
     elif known != size:
         raise _fail(op, f"cannot reshape array of size {size} into shape {tuple(dims)}")
     return tuple(dims)
@@ -329,7 +334,7 @@ def reshape(a, /, shape, order="C", *, copy=None):
     """Lazy ``numpy.reshape``; one entry may be -1.  ``order='F'`` is supported
     (as transposes around a C-order reshape); ``copy`` is moot (immutable)."""
     x = _tensor(a)
-    new = _resolve_shape(shape, x.size)
+    new = _resolve_shape(shape, size_of(x.shape))
     if _order("reshape", order, "CFA") == "F":
         rev = tuple(reversed(range(x.ndim)))
         y = _reshape_to(_transpose_to(x, rev), new[::-1])
@@ -342,7 +347,7 @@ def ravel(a, order="C"):
     x = _tensor(a)
     if _order("ravel", order, "CFAK") == "F":
         x = _transpose_to(x, tuple(reversed(range(x.ndim))))
-    return _reshape_to(x, (x.size,))
+    return _reshape_to(x, (size_of(x.shape),))
 
 
 def transpose(a, axes=None):
@@ -776,6 +781,15 @@ def roll(a, shift, axis=None):
     if isinstance(shift, Tensor):
         raise _fail("roll", "shift must be concrete (Python or NumPy integers)", FgraphError)
     x = _tensor(a)
+    if type(shift) is int:  # the common case: one shift, along one axis or the flattened array
+        if axis is None:
+            flat = _reshape_to(x, (size_of(x.shape),))  # ravel(x)
+            return _reshape_to(_roll_axis(flat, shift, 0), x.shape)
+        if type(axis) is int:
+            ax = _axis("roll", axis, x.ndim)
+            if x.ndim == 0:
+                raise _fail("roll", "cannot roll a 0-d array along an axis; use axis=None")
+            return _roll_axis(x, shift, ax)
     if axis is None:
         return _reshape_to(roll(ravel(x), shift, 0), x.shape)
     axes = _axis_tuple("roll", axis, x.ndim, allow_duplicate=True)
@@ -791,10 +805,16 @@ def roll(a, shift, axis=None):
     for sh, ax in pairs:
         offsets[int(ax)] += int(sh)
     for ax, off in offsets.items():
-        n = x.shape[ax]
-        off %= n or 1
-        if off:
-            x = _concat([_slice(x, ax, n - off, n), _slice(x, ax, 0, n - off)], ax)
+        x = _roll_axis(x, off, ax)
+    return x
+
+
+def _roll_axis(x: Tensor, off: int, ax: int) -> Tensor:
+    """x rolled by ``off`` along axis ``ax`` (normalised): two slices and a concatenate."""
+    n = x.shape[ax]
+    off %= n or 1
+    if off:
+        x = _concat([_slice(x, ax, n - off, n), _slice(x, ax, 0, n - off)], ax)
     return x
 
 

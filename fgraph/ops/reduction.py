@@ -228,7 +228,8 @@ def _validate(op: str, inputs, kw: dict) -> None:
 # ``a.sum()``, ``a.max(axis=0)``, ``a.mean(1, keepdims=True)``: a lazy array
 # reduced along None, int or int-tuple axes, without out=, initial=, where=
 # or other keywords.  What _build decided for that stack, input shape, dtype
-# and those arguments (the node's params, shape and dtype, after NumPy's
+# and those arguments (a dtype argument keyed with its type: np.dtype("f8")
+# equals float, which a float32 stack reads otherwise) (the node's params, shape and dtype, after NumPy's
 # checks passed) is remembered, and the next such call makes the node at once.
 
 _quick: dict = {}
@@ -255,7 +256,7 @@ def _fast(op: str, a, axis, dtype, keepdims):
     x = a.node
     st = a.stack
     try:
-        hit = _quick.get((op, st, x.shape, x.dtype, x.weak, axis, dtype, keepdims))
+        hit = _quick.get((op, st, x.shape, x.dtype, x.weak, axis, type(dtype), dtype, keepdims))
     except TypeError:  # an unhashable dtype argument
         return None
     if hit is None:
@@ -276,7 +277,8 @@ def _remember(op: str, x, st, kw: dict, result: Tensor) -> None:
     if len(_quick) >= _QUICK_MAX:
         _quick.clear()
     try:
-        _quick[(op, st, x.shape, x.dtype, x.weak, axis, kw.get("dtype"), keepdims)] = (r.params, r.shape, r.dtype)
+        dtype = kw.get("dtype")
+        _quick[(op, st, x.shape, x.dtype, x.weak, axis, type(dtype), dtype, keepdims)] = (r.params, r.shape, r.dtype)
     except TypeError:  # an unhashable argument
         pass
 
