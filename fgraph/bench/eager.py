@@ -414,6 +414,10 @@ def _tenths(times: list) -> tuple:
     return statistics.fmean(times[:k]), statistics.fmean(times[-k:])
 
 
+def _ratio(a, b):
+    return a / b if b else None
+
+
 def _verdict(want, want_times, got, got_times) -> str:
     verdict = compare(want, got)
     if len(got_times) != len(want_times):  # the same data should take the same branches
@@ -456,18 +460,21 @@ def measure(prog: Program, size: int, steps: int, repeats: int) -> dict:
     except Exception as e:  # an fgraph bug: shown in the table, never hidden
         row.update(agree=f"ERROR {type(e).__name__}: {str(e)[:100]}", traceback=traceback.format_exc())
         return row
-    bad = [f"{v} (seed {seed})" for seed, v in verdicts if v != "ok"]
-    row["agree"] = "; ".join(bad) if bad else "ok"
+    bad = {}
+    for seed, v in verdicts:
+        if v != "ok":
+            bad.setdefault(v, []).append(str(seed))
+    row["agree"] = "; ".join(f"{v} (seed {','.join(seeds)})" for v, seeds in bad.items()) if bad else "ok"
     row["steps"] = round(statistics.fmean(len(t) for _, t in runs["fgraph"]))
     for name, rs in runs.items():
         row[f"{name}_s"] = statistics.fmean(s for s, _ in rs)
         first, last = zip(*(_tenths(t) for _, t in rs))
         row[f"{name}_first_ms"] = 1e3 * statistics.fmean(first)
         row[f"{name}_last_ms"] = 1e3 * statistics.fmean(last)
-    row.update(time_ratio=row["fgraph_s"] / row["numpy_s"], cold_ratio=row["fgraph_cold_s"] / row["numpy_seed0_s"],
-               numpy_peak_MB=np_peak / 2**20, fgraph_peak_MB=fg_peak / 2**20,
-               mem_ratio=fg_peak / np_peak if np_peak else None,
-               flatness=row["fgraph_last_ms"] / row["fgraph_first_ms"],
+    row.update(time_ratio=_ratio(row["fgraph_s"], row["numpy_s"]),
+               cold_ratio=_ratio(row["fgraph_cold_s"], row["numpy_seed0_s"]),
+               numpy_peak_MB=np_peak / 2**20, fgraph_peak_MB=fg_peak / 2**20, mem_ratio=_ratio(fg_peak, np_peak),
+               flatness=_ratio(row["fgraph_last_ms"], row["fgraph_first_ms"]),
                fgraph_step_ms=[[1e3 * t for t in ts] for _, ts in runs["fgraph"]])
     return row
 
