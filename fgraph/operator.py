@@ -9,6 +9,7 @@ evaluate on the stack's engine.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -168,6 +169,24 @@ def apply(op: str, args: Sequence, params: tuple = (), name: str | None = None) 
 # ---------------------------------------------------------------- Tensor
 
 _ids = itertools.count()
+#: a lazy array of at most this many elements whose inputs are all known is
+#: computed when it is made (on the NumPy engine): NumPy takes about a
+#: microsecond on such arrays, less than finding and running a step's
+#: program costs, and a value fetched every step is then already there
+COMPUTE_NOW_ELEMENTS = 1024
+_compute = None
+_LEAVES = frozenset(("constant", "literal"))
+
+
+def _compute_now(node: Node):
+    global _compute
+    if _compute is None:
+        from .engines import get_engine  # late: the engines sit above this layer
+        from .engines.incremental import compute_now
+
+        engine = get_engine("numpy")
+        _compute = lambda n: compute_now(n, engine)  # noqa: E731
+    return _compute(node)
 
 
 def _binary(name: str, reflected: bool = False):
@@ -261,8 +280,11 @@ class Tensor:
 
     def __init__(self, node: Node, stack: _stack.Stack | None = None):
         self._node = node
-        hold(self, node)
-        self.stack = stack or _stack.DEFAULT
+        self.stack = stack = stack or _stack.DEFAULT
+        if node.concrete and stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS \
+                and node.op not in _LEAVES:
+            known = _compute_now(node)  # a tiny array from known ones: computed now, as NumPy would
+        hold(self, node)  # (keeps ``known``)
         self._storage = self._steps = self._base = self._shadow = None
         self._version = 0
 
@@ -394,8 +416,19 @@ class Tensor:
 
     # -- evaluation
     def eval(self) -> np.ndarray:
-        """Evaluate on the stack's engine; the result is memoised and read-only."""
-        return self.stack.evaluate([self.node])[0]
+        """Evaluate on the stack's engine; the result is kept while this
+        array points at it, and read-only."""
+        node = self.node
+        k = node._known
+        k = k() if k is not None else None
+        if k is not None and k.engine.name == "numpy" and self.stack.engine == "numpy":
+            return k.value  # already known (a NumPy engine hands out its read-only array)
+        value = self.stack.evaluate([node])[0]
+        k = node._known
+        k = k() if k is not None else None
+        if k is not None:  # this array keeps it too, whichever array was found to point at it
+            self._keep = k
+        return value
 
     def __array__(self, dtype=None, copy=None):
         arr = self.eval()

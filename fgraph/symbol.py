@@ -133,7 +133,11 @@ def _canonical(v):
     levels deep, so the recursion is shallow."""
     t = type(v)
     if t is tuple:
-        return tuple([_canonical(e) for e in v])
+        for e in v:  # most params need no change: then the tuple itself (no copy)
+            te = type(e)
+            if te is tuple or te is float or te is complex or (te is int and e == -1):
+                return tuple([_canonical(e) for e in v])
+        return v
     if t is int:
         return _MINUS_ONE if v == -1 else v
     if t is float or t is complex:
@@ -226,7 +230,7 @@ class Node:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:

@@ -205,6 +205,41 @@ def evaluate_step(roots, engine) -> dict:
     return done
 
 
+_KERNELS: dict = {}
+
+
+def compute_now(node: Node, engine) -> "Known | None":
+    """Compute a small node at once from its inputs' known values (see
+    ``operator.COMPUTE_NOW_ELEMENTS``); None when an input is not known, or the kernel
+    fails (the error is then raised, naming the user's line, when the value is
+    asked for)."""
+    args = []
+    for i in node.inputs:
+        k = i._known
+        k = k() if k is not None else None
+        if k is not None and k.engine is engine:
+            args.append(k.value)
+        elif i.op == "literal":
+            args.append(i.params[0][1].value)
+        elif i.op == "constant":
+            args.append(i.params[0][1].array)
+        else:
+            return None
+    kernels = _KERNELS.get(engine.kernel_attr)
+    if kernels is None:
+        from ..types import attr_table
+
+        kernels = _KERNELS[engine.kernel_attr] = attr_table(engine.kernel_attr)
+    kernel = kernels.get(node.op)
+    if kernel is None:
+        return None
+    try:
+        value = engine._result(kernel(*args, **dict(node.params)), node)
+    except Exception:
+        return None
+    return Known(node, value, engine)
+
+
 def given(engine, node: Node):
     """A node's value when it is an input of a step (known, a large constant,
     a variable's initial value), else None."""
@@ -221,4 +256,4 @@ def given(engine, node: Node):
     return None
 
 
-__all__ = ["Step", "StepProgram", "ProgramCache", "evaluate_step", "known_value", "given"]
+__all__ = ["Step", "StepProgram", "ProgramCache", "evaluate_step", "compute_now", "known_value", "given"]

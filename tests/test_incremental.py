@@ -1,0 +1,238 @@
+"""Incremental evaluation (fgraph.engines.incremental): eager-style programs
+that fetch as they go compute each step once, from the values still held,
+keep exactly what live arrays point at, and reuse one program per step."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fgraph
+import fgraph.numpy as fnp
+from fgraph.engines.incremental import Step
+from fgraph.symbol import Const, known_value
+
+ENGINE = fgraph.get_engine("numpy")
+BIG = (60, 70)  # above COMPUTE_NOW_ELEMENTS: stays lazy until fetched
+
+
+def step_size(t) -> int:
+    """How many nodes evaluating ``t`` now would compute."""
+    return len(Step([t.node], ENGINE).order)
+
+
+def test_each_fetch_computes_only_the_new_step():
+    rng = np.random.default_rng(0)
+    z0, m0 = rng.normal(size=BIG), rng.normal(size=BIG)
+    Z, M = fnp.asarray(z0), fnp.asarray(m0)
+    z, m = z0, m0
+    sizes = []
+    for _ in range(60):
+        Z = Z * 0.5 + 1
+        M = M * 0.9 + Z
+        z = z * 0.5 + 1
+        m = m * 0.9 + z
+        sizes.append(step_size(M.sum()))
+        assert float(M.sum()) == float(m.sum())  # the same kernels, the same order: exact
+    assert set(sizes) == {8}  # Z's two ops, M's two, the sum and three literals: flat, not growing with history
+    np.testing.assert_array_equal(np.asarray(M), m)
+
+
+def test_values_live_arrays_point_at_are_kept_and_dropped_with_them():
+    a = fnp.asarray(np.arange(4200.0).reshape(BIG))
+    n = fnp.roll(a, 1, axis=0) + a  # held by the program
+    z = n * 2
+    total = float(z.sum())
+    assert total == float((np.roll(np.asarray(a), 1, axis=0) + np.asarray(a)).sum() * 2)
+    assert known_value(n.node) is not None and known_value(z.node) is not None  # intermediates held: kept
+    assert step_size(z * 3) == 2  # the next fetch starts from z's value (the multiply and its literal)
+    value = weakref.ref(known_value(n.node).value)
+    node = n.node
+    del n
+    gc.collect()
+    assert value() is None and known_value(node) is None  # dropped with the last array that held it
+    assert node.op == "add" and node.inputs  # the graph itself is kept
+
+
+def test_temporaries_nobody_holds_are_not_kept():
+    a = fnp.asarray(np.ones(BIG))
+    t = fnp.sin(a) * 3  # sin(a) is a temporary: no array points at it
+    float(t.sum())
+    assert known_value(t.node) is not None
+    assert known_value(t.node.inputs[0]) is None
+
+
+def test_a_steps_inputs_stay_alive_until_it_is_evaluated():
+    """M's last value is needed by M's next, unevaluated value, though the
+    program rebinds M: it is pinned by the new node, then released."""
+    M = fnp.asarray(np.ones(BIG)) * 1.0
+    float(M.sum())
+    old = weakref.ref(known_value(M.node))
+    M = M * 2  # the array holding the old value is gone; the new node pins it
+    gc.collect()
+    assert old() is not None
+    float(M.sum())
+    gc.collect()
+    assert old() is None  # M's new value replaced it
+    np.testing.assert_array_equal(np.asarray(M), np.full(BIG, 2.0))
+
+
+def test_a_loop_reuses_one_program_and_memory_stays_flat():
+    import tracemalloc
+
+    U = fnp.asarray(np.zeros(BIG))
+    float(U.sum())
+    tracemalloc.start()
+    try:
+        for i in range(40):
+            U = U + fnp.sin(U) * 0.5 + i
+            float(U.max())
+        misses, hits = ENGINE.programs.misses, ENGINE.programs.hits
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(200):
+            U = U + fnp.sin(U) * 0.5 + 1
+            float(U.max())
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert ENGINE.programs.misses == misses and ENGINE.programs.hits >= hits + 200
+    # 200 steps of history (nodes only) is far below one value of U per step
+    assert grown < 200 * U.nbytes / 4
+
+
+def test_a_program_fetching_every_step_matches_numpy_game_of_life():
+    def life(xp, steps):
+        rng = np.random.default_rng(3)
+        Z = xp.asarray(rng.integers(0, 2, size=(64, 64)))
+        population = []
+        for _ in range(steps):
+            N = sum(xp.roll(xp.roll(Z, i, 0), j, 1) for i in (-1, 0, 1) for j in (-1, 0, 1) if (i, j) != (0, 0))
+            Z = ((N == 3) | ((Z == 1) & (N == 2))).astype(int)
+            population.append(int(Z.sum()))
+        return np.asarray(Z), population, N
+
+    want, wpop, _ = life(np, 30)
+    got, gpop, N = life(fnp, 30)
+    assert gpop == wpop
+    np.testing.assert_array_equal(got, want)
+    assert known_value(N.node) is not None  # N was held at the fetch: kept
+
+
+def test_the_graph_is_kept_grad_sees_every_node():
+    x = fnp.asarray(np.linspace(0.1, 2.0, 4200).reshape(BIG))
+    y = fnp.sin(x) * x
+    loss = y.sum()
+    assert float(loss) == pytest.approx(float((np.sin(np.asarray(x)) * np.asarray(x)).sum()))
+    g = fgraph.grad(loss, x)
+    xv = np.asarray(x)
+    np.testing.assert_allclose(np.asarray(g), np.cos(xv) * xv + np.sin(xv), rtol=1e-12)
+
+
+def test_tiny_arrays_are_computed_when_made_and_errors_still_name_the_line():
+    t = fnp.asarray(np.arange(5.0))
+    u = t * 2 + 1
+    assert known_value(u.node) is not None  # no fetch needed
+    np.testing.assert_array_equal(np.asarray(u), np.arange(5.0) * 2 + 1)
+    with pytest.raises(fgraph.FgraphError, match="test_incremental.py"):
+        np.asarray(fnp.linalg.inv(fnp.zeros((3, 3))))  # singular: raised naming this line
+
+
+def test_writes_and_views_after_fetches_match_numpy():
+    def prog(xp):
+        u = xp.zeros((50, 60))
+        u[0, :] = 1.0
+        inner = u[1:-1, 1:-1]
+        deltas = []
+        for _ in range(25):
+            new = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+            deltas.append(float(abs(new - inner).max()))
+            inner[...] = new
+        return np.asarray(u), deltas
+
+    want, wd = prog(np)
+    got, gd = prog(fnp)
+    assert gd == wd
+    np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- the program cache
+
+def _variants():
+    """Steps that differ in one detail each: a program built for one must never run another."""
+    a = np.random.default_rng(5).normal(size=BIG)
+    b = np.random.default_rng(6).normal(size=BIG)
+    return {
+        "add": lambda x, y: x + y,
+        "subtract": lambda x, y: x - y,
+        "times 0.0": lambda x, y: x * 0.0 + y,
+        "times -0.0": lambda x, y: x * -0.0 + y,
+        "times 1": lambda x, y: x * 1 + y,
+        "times True": lambda x, y: x * True + y,
+        "x twice": lambda x, y: x + x,
+        "sum axis 0": lambda x, y: (x + y).sum(axis=0),
+        "sum axis 1": lambda x, y: (x + y).sum(axis=1),
+        "float32": lambda x, y: x.astype("float32") + y,
+        "transposed": lambda x, y: (x + y).T,
+    }, a, b
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_variants()[0])), min_size=1, max_size=12))
+def test_near_identical_steps_never_share_a_program(names):
+    fns, a, b = _variants()
+    for name in names:
+        x, y = fnp.asarray(a), fnp.asarray(b)
+        float(x.sum()), float(y.sum())  # known: the step starts from them
+        got = np.asarray(fns[name](x, y))
+        want = fns[name](a, b)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
+
+
+def test_a_step_seen_again_is_optimised_and_gives_the_same_values():
+    a = np.random.default_rng(7).normal(size=(300, 300))
+    x = fnp.asarray(a)
+    want = np.tanh(a) * 2 + a * a - 1
+    results = [np.asarray(fnp.tanh(x) * 2 + x * x - 1) for _ in range(4)]
+    for r in results:
+        np.testing.assert_array_equal(r, want)
+    entry = ENGINE.programs._items[Step([(fnp.tanh(x) * 2 + x * x - 1).node], ENGINE).key]
+    assert entry.optimised
+
+
+# ---------------------------------------------------------------- data in
+
+def test_a_read_only_array_enters_without_a_copy_a_writable_one_with_one():
+    ro = np.arange(5000.0)
+    ro.flags.writeable = False
+    assert Const(ro).array is ro
+    rw = np.arange(5000.0)
+    c = Const(rw)
+    assert c.array is not rw and not c.array.flags.writeable
+    rw[0] = 99  # the user's array changes; the graph's does not
+    assert c.array[0] == 0
+    view = np.arange(5000.0)[::2]
+    view.flags.writeable = False  # read-only, but its base is writable: copied
+    assert Const(view).array is not view
+
+
+def test_large_constants_are_keyed_by_identity_small_ones_by_content():
+    big = np.zeros(10_000)
+    c = Const(big)
+    assert c != Const(big) and c == c  # never hashed byte by byte: each conversion is its own constant
+    small = np.arange(10.0)
+    assert Const(small) == Const(small.copy())
+    assert Const(np.array([0.0])) != Const(np.array([-0.0]))  # exact bytes, not ==
+
+
+def test_no_evaluation_changes_a_node():
+    a = fnp.asarray(np.ones(BIG))
+    t = fnp.exp(a) + a
+    before = [(n.op, n.params, n.inputs, n.shape, n.dtype, n.key) for n in fgraph.symbol.topological([t.node])]
+    float(t.sum())
+    np.asarray(t)
+    after = [(n.op, n.params, n.inputs, n.shape, n.dtype, n.key) for n in fgraph.symbol.topological([t.node])]
+    assert before == after
