@@ -5,17 +5,14 @@
 
 See README.md and DESIGN.md.
 """
+from importlib import import_module as _import_module
+
 from .errors import AxisError, DTypeError, FgraphError, IndexingError, ShapeError
 from . import numpy  # noqa: F401  (the default stack; registers every op)
 from .engines import compile, get_engine, register_engine
-from .autodiff import grad, jvp, value_and_grad, vjp
-from . import optim  # noqa: E402
-from . import nn  # noqa: E402,F401  (fgraph.nn: neural-network layers)
-from .graph import Graph
 from .jit import jit
 from .make import make
 from .operator import Tensor, describe
-from .optimiser import optimise, optimize
 from .types import attr_table, get_attr, register_op, registered_ops, set_attr
 
 __version__ = "0.1.0"
@@ -25,3 +22,38 @@ __all__ = [
     "make", "optimise", "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
     "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim", "nn", "describe",
 ]
+
+#: names imported when first used (``import fgraph.numpy`` stays close to ``import numpy``): name -> (module,
+#: attribute, or None for the module itself).  ``jit`` and ``make`` stay eager: they are also the names of
+#: submodules, and a later import of the submodule would put the module where the function is.
+_LAZY = {
+    "Graph": ("fgraph.graph", "Graph"),
+    "grad": ("fgraph.autodiff", "grad"),
+    "value_and_grad": ("fgraph.autodiff", "value_and_grad"),
+    "vjp": ("fgraph.autodiff", "vjp"),
+    "jvp": ("fgraph.autodiff", "jvp"),
+    "optimise": ("fgraph.optimiser", "optimise"),
+    "optimize": ("fgraph.optimiser", "optimize"),
+    "optim": ("fgraph.optim", None),
+    "nn": ("fgraph.nn", None),
+    "onnx": ("fgraph.onnx", None),
+    "autodiff": ("fgraph.autodiff", None),
+    "optimiser": ("fgraph.optimiser", None),
+    "graph": ("fgraph.graph", None),
+}
+
+
+def __getattr__(name):
+    spec = _LAZY.get(name)
+    if spec is None:
+        raise AttributeError(f"module 'fgraph' has no attribute {name!r}")
+    module, attr = spec
+    value = _import_module(module)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value  # (a submodule's import already bound a module name here)
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -104,9 +104,17 @@ _PASSED_THROUGH = (
     "nditer", "nested_iters", "flatiter", "matrix", "asmatrix", "bmat", "recarray", "record", "memmap", "info",
     "frompyfunc",
 )
+#: NumPy's submodules that ``import numpy`` does not load (numpy's own ``__getattr__`` imports them when
+#: first asked for): passed through the same way, by this module's ``__getattr__``, so that importing
+#: fgraph.numpy does not import numpy.testing (unittest, subprocess...) or numpy.typing
+_NUMPY_LAZY_SUBMODULES = frozenset(("testing", "typing"))
 for _name in _PASSED_THROUGH:
-    if _name not in globals() and hasattr(_np, _name):  # (an own version wins)
-        globals()[_name] = getattr(_np, _name)
+    if _name in globals():  # (an own version wins)
+        continue
+    if _name in _NUMPY_LAZY_SUBMODULES:
+        __all__.append(_name)
+    elif _name in vars(_np):  # (not hasattr: that would import NumPy's lazy submodules)
+        globals()[_name] = vars(_np)[_name]
         __all__.append(_name)
 
 del _family, _mod, _name, _api
@@ -115,7 +123,8 @@ from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
 from . import fft  # noqa: E402  (numpy.fft's names: fgraph.numpy.fft)
 from . import emath  # noqa: E402  (numpy.emath's names: fgraph.numpy.emath)
 from . import lib  # noqa: E402  (numpy.lib: fgraph.numpy.lib.stride_tricks, lib.scimath)
-from . import random  # noqa: E402  (numpy.random: NumPy's draws; shuffle/permutation/choice take lazy arrays)
+# fgraph.numpy.random (numpy.random: NumPy's draws; shuffle/permutation/choice take lazy arrays) is imported
+# when first used (``__getattr__``): it imports numpy.random, which ``import numpy`` does not
 __all__.append("random")
 from . import handles as _handles  # noqa: E402
 
@@ -153,10 +162,20 @@ _NUMPY_SUBMODULES = ("ma", "char", "strings", "rec", "ctypeslib")
 
 
 def __getattr__(name):
-    # Called only for names the namespace lacks: say so in NumPy's terms.
+    # Called only for names the namespace lacks: the submodules imported on first use, else say so in
+    # NumPy's terms.
+    if name == "random":
+        return _import_module("fgraph.numpy.random")  # (the import binds it here)
+    if name in _NUMPY_LAZY_SUBMODULES:
+        value = globals()[name] = getattr(_np, name)
+        return value
     if name in _NUMPY_SUBMODULES:
         return getattr(_np, name)
     if hasattr(_np, name):
         raise AttributeError(f"fgraph.numpy has no lazy version of numpy.{name}; evaluate first with "
                              f"numpy.asarray(t) and call numpy.{name} on the result")
     raise AttributeError(f"module 'fgraph.numpy' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"random"} | _NUMPY_LAZY_SUBMODULES)

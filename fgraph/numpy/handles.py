@@ -137,9 +137,7 @@ def with_out(fn, name: str, same_kind: bool):
     Ufunc-like functions cast ``same_kind`` and broadcast into ``out``; the
     rest (reductions, take, cumsum...) cast ``unsafe`` into an ``out`` of
     exactly the result's shape, as NumPy does."""
-    params = list(inspect.signature(fn).parameters.values())
-    position = next((k for k, p in enumerate(params) if p.name == "out" and p.kind == p.POSITIONAL_OR_KEYWORD),
-                    None)
+    position = _out_position(fn)
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
@@ -164,7 +162,23 @@ def with_out(fn, name: str, same_kind: bool):
     return wrapped
 
 
+def _out_position(fn):
+    """The index of ``out`` among ``fn``'s positional parameters (None: keyword-only or none)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None:  # (not a Python function: ask its signature)
+        params = list(inspect.signature(fn).parameters.values())
+        return next((k for k, p in enumerate(params) if p.name == "out" and p.kind == p.POSITIONAL_OR_KEYWORD),
+                    None)
+    names = code.co_varnames[code.co_posonlyargcount:code.co_argcount]
+    return code.co_posonlyargcount + names.index("out") if "out" in names else None
+
+
 def takes_out(fn) -> bool:
+    # (the code object's parameter names, not inspect.signature: this runs for every function of the
+    # namespace when fgraph.numpy is imported, and signature objects cost milliseconds there)
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is not None and not hasattr(fn, "__signature__"):
+        return "out" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     try:
         return "out" in inspect.signature(fn).parameters
     except (TypeError, ValueError):
