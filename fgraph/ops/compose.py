@@ -9,9 +9,9 @@ import operator
 
 import numpy as np
 
-from ..errors import FgraphError, ShapeError
+from ..errors import FgraphError, ShapeError, user_location
 from ..operator import Tensor
-from ..symbol import error_at
+from ..symbol import Node, error_at
 
 
 def namespace():
@@ -61,3 +61,58 @@ def known_value(x):
     if node.op == "literal":
         return np.asarray(node.param("value").value)
     return None
+
+
+# ---------------------------------------------------------------- recipes
+# A function that builds several nodes from one lazy array (``roll``: two
+# slices and a concatenate, with reshapes around them for axis=None) builds
+# the same ops, params, shapes and dtypes whenever the array has the same
+# shape, dtype and weak flag and the other arguments are the same.  Its first
+# result is recorded as a recipe, and later calls replay it: one user_location
+# for all the nodes, and no handle for the intermediate ones.
+
+_RECIPE_NODES = 32  # recipes record at most this many nodes
+
+
+def record(result: Tensor, x: Node):
+    """The nodes of ``result`` above ``x`` as a recipe for :func:`replay`:
+    (op, params, input positions, shape, dtype) per node, inputs first (0
+    is x).  None when result depends on anything but x, or has more nodes."""
+    root = result.node
+    if root is x:
+        return ()
+    index = {id(x): 0}
+    steps = []
+    stack = [(root, 0)]
+    seen = {id(root)}
+    while stack:
+        node, i = stack[-1]
+        if i < len(node.inputs):
+            stack[-1] = (node, i + 1)
+            child = node.inputs[i]
+            if id(child) in seen or id(child) in index:
+                continue
+            if not child.inputs or len(seen) >= _RECIPE_NODES:
+                return None  # a leaf other than x (a constant...): not a recipe over x alone
+            seen.add(id(child))
+            stack.append((child, 0))
+        else:
+            stack.pop()
+            if node.weak or node.name is not None:
+                return None
+            index[id(node)] = len(steps) + 1
+            steps.append((node.op, node.params, tuple([index[id(i)] for i in node.inputs]), node.shape, node.dtype))
+    return tuple(steps)
+
+
+def replay(recipe: tuple, x: Tensor, skip: int = 3) -> Tensor:
+    """The nodes of ``recipe`` made again on ``x`` (of the recorded shape,
+    dtype and weak flag), located at the user's line (``user_location(skip)``
+    from here: the caller's caller by default)."""
+    if not recipe:
+        return x
+    nodes = [x.node]
+    where = user_location(skip)
+    for op, params, ins, shape, dtype in recipe:
+        nodes.append(Node(op, params, tuple([nodes[i] for i in ins]), shape, dtype, False, None, where))
+    return Tensor(nodes[-1], x.stack)

@@ -81,6 +81,8 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
 # every check passed) is remembered and the node made at once; a Python int
 # joins only when it lies in the range the general path checked it against
 # (else the general path runs: it raises, or settles a comparison).
+# user_location(3) starts at the caller of Ufunc.__call__, the one caller of
+# these functions: the user's line, or more library frames.
 
 _FAST_MAX = 4096  # entries per ufunc; cleared when full
 _SCALARS = (int, float, bool, complex)
@@ -96,7 +98,7 @@ def _unary_fast(name: str, general):
                 n = x.node
                 hit = known.get((n.shape, n.dtype, n.weak))
                 if hit is not None:
-                    return Tensor(Node(name, (), (n,), hit[0], hit[1], False, None, user_location(2)), x.stack)
+                    return Tensor(Node(name, (), (n,), hit[0], hit[1], False, None, user_location(3)), x.stack)
                 result = general(x)
                 r = result.node
                 if r.op == name and r.inputs == (n,) and not n.weak:
@@ -123,14 +125,14 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                     key = (nx.shape, nx.dtype, nx.weak, ny.shape, ny.dtype, ny.weak)
                     hit = known.get(key)
                     if hit is not None:
-                        return Tensor(Node(name, (), (nx, ny), hit[0], hit[1], False, None, user_location(2)),
+                        return Tensor(Node(name, (), (nx, ny), hit[0], hit[1], False, None, user_location(3)),
                                       x.stack)
                 elif ty in _SCALARS:
                     key = (nx.shape, nx.dtype, nx.weak, ty)
                     hit = known.get(key)
                     if hit is not None and (hit[2] is None or hit[2] <= y <= hit[3]):
                         return Tensor(Node(name, (), (nx, literal_node(y)), hit[0], hit[1], False, None,
-                                           user_location(2)), x.stack)
+                                           user_location(3)), x.stack)
                 else:
                     return general(x, y)
             elif ty is Tensor and tx in _SCALARS:
@@ -139,7 +141,7 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                 hit = known.get(key)
                 if hit is not None and (hit[2] is None or hit[2] <= x <= hit[3]):
                     return Tensor(Node(name, (), (literal_node(x), ny), hit[0], hit[1], False, None,
-                                       user_location(2)), y.stack)
+                                       user_location(3)), y.stack)
             else:
                 return general(x, y)
             result = general(x, y)

@@ -37,6 +37,7 @@ from ..operator import Tensor
 from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
 from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
+from .compose import record, replay
 from .creation import asarray
 
 __all__ = [
@@ -775,9 +776,30 @@ def flipud(m):
     return flip(x, 0)
 
 
+_rolls: dict = {}
+_ROLLS_MAX = 4096
+
+
 def roll(a, shift, axis=None):
     """Lazy ``numpy.roll`` (slices and a concatenate per rolled axis); shifts
     must be concrete integers."""
+    if type(a) is Tensor and type(shift) is int and (axis is None or type(axis) is int):
+        n = a.node
+        key = (n.shape, n.dtype, n.weak, shift, axis)
+        recipe = _rolls.get(key)
+        if recipe is not None:
+            return replay(recipe, a)
+        result = _roll(a, shift, axis)
+        recipe = () if result is a else record(result, n)
+        if recipe is not None:
+            if len(_rolls) >= _ROLLS_MAX:
+                _rolls.clear()
+            _rolls[key] = recipe
+        return result
+    return _roll(a, shift, axis)
+
+
+def _roll(a, shift, axis):
     if isinstance(shift, Tensor):
         raise _fail("roll", "shift must be concrete (Python or NumPy integers)", FgraphError)
     x = _tensor(a)
