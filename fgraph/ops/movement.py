@@ -32,10 +32,10 @@ import warnings
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, ShapeError, user_stacklevel
+from ..errors import DTypeError, FgraphError, ShapeError, user_location, user_stacklevel
 from ..operator import Tensor
 from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
-from ..symbol import error_at, make_node, refuse_out
+from ..symbol import Node, error_at, make_node, refuse_out
 from ..types import set_attr
 from .compose import record, replay
 from .creation import asarray
@@ -331,9 +331,46 @@ def _order(op: str, order, allowed: str) -> str:
     return order
 
 
+_KNOWN_MAX = 4096  # entries of each of the caches below; cleared when full
+
+#: (input shape, target shape of Python ints) -> the reshape node's (params,
+#: shape), or _SAME for the input itself, as reshape made them before
+_reshapes: dict = {}
+_SAME = object()
+
+
 def reshape(a, /, shape, order="C", *, copy=None):
     """Lazy ``numpy.reshape``; one entry may be -1.  ``order='F'`` is supported
     (as transposes around a C-order reshape); ``copy`` is moot (immutable)."""
+    if type(a) is not Tensor or type(order) is not str or order != "C":
+        return _reshape(a, shape, order)
+    if type(shape) is tuple:
+        for d in shape:
+            if type(d) is not int:
+                return _reshape(a, shape, order)
+    elif type(shape) is not int:
+        return _reshape(a, shape, order)
+    n = a.node
+    key = (n.shape, shape)
+    hit = _reshapes.get(key)
+    if hit is not None:
+        if hit is _SAME:
+            return a
+        return Tensor(Node("reshape", hit[0], (n,), hit[1], n.dtype, False, None, user_location(2)), a.stack)
+    result = _reshape(a, shape, order)
+    r = result.node
+    if result is a:
+        hit = _SAME
+    elif r.op == "reshape" and r.inputs == (n,):
+        hit = (r.params, r.shape)
+    if hit is not None:
+        if len(_reshapes) >= _KNOWN_MAX:
+            _reshapes.clear()
+        _reshapes[key] = hit
+    return result
+
+
+def _reshape(a, shape, order):
     x = _tensor(a)
     new = _resolve_shape(shape, size_of(x.shape))
     if _order("reshape", order, "CFA") == "F":
@@ -777,7 +814,6 @@ def flipud(m):
 
 
 _rolls: dict = {}
-_ROLLS_MAX = 4096
 
 
 def roll(a, shift, axis=None):
@@ -792,7 +828,7 @@ def roll(a, shift, axis=None):
         result = _roll(a, shift, axis)
         recipe = () if result is a else record(result, n)
         if recipe is not None:
-            if len(_rolls) >= _ROLLS_MAX:
+            if len(_rolls) >= _KNOWN_MAX:
                 _rolls.clear()
             _rolls[key] = recipe
         return result
