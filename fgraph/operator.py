@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -178,6 +179,59 @@ _compute = None
 _LEAVES = frozenset(("constant", "literal"))
 
 
+def settle(t: "Tensor", node: Node, claim: bool = False) -> None:
+    """Point ``t`` at ``node`` (see ``symbol.hold``): it holds what node's
+    value needs, and node is computed at once if it is small (see
+    COMPUTE_NOW_ELEMENTS)."""
+    known = small_value(node, t.stack)
+    hold(t, node, claim)
+    if known is None and node.concrete and node.op not in _LEAVES and (node._known is None or node._known() is None):
+        _PENDING[id(t)] = weakref.ref(t)
+        if len(_PENDING) > _pending_limit:
+            _prune_pending()
+
+
+#: lazy arrays whose value is not known yet, by id (weakly: dead ones are
+#: pruned as the table grows): a fetch computes them too, as NumPy would have
+#: by then, so a state updated every step but read only through another
+#: array (U in ``V += f(U)``) never piles up history
+_PENDING: "dict[int, weakref.ref]" = {}
+_pending_limit = 1024
+
+
+def _prune_pending() -> None:
+    global _pending_limit
+    live = {k: r for k, r in _PENDING.items() if r() is not None}
+    _PENDING.clear()
+    _PENDING.update(live)
+    _pending_limit = max(1024, 2 * len(live))
+
+
+def pending_arrays(engine: str) -> list:
+    """Take the live lazy arrays of ``engine`` whose values are not known:
+    ``[(array, node)]``."""
+    taken = []
+    for k, r in list(_PENDING.items()):
+        t = r()
+        if t is None:
+            del _PENDING[k]
+        elif t.stack.engine == engine:
+            del _PENDING[k]
+            n = t.node
+            if n.concrete and (n._known is None or n._known() is None):
+                taken.append((t, n))
+    return taken
+
+
+def small_value(node: Node, stack: _stack.Stack):
+    """Node's value computed now if it is small and its inputs are known
+    (a ``Known``), else None."""
+    if node.concrete and stack.engine == "numpy" and node.op not in _LEAVES \
+            and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS and (node._known is None or node._known() is None):
+        return _compute_now(node)
+    return None
+
+
 def _compute_now(node: Node):
     global _compute
     if _compute is None:
@@ -185,7 +239,7 @@ def _compute_now(node: Node):
         from .engines.incremental import compute_now
 
         engine = get_engine("numpy")
-        _compute = lambda n: compute_now(n, engine)  # noqa: E731
+        _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
     return _compute(node)
 
 
@@ -280,11 +334,8 @@ class Tensor:
 
     def __init__(self, node: Node, stack: _stack.Stack | None = None):
         self._node = node
-        self.stack = stack = stack or _stack.DEFAULT
-        if node.concrete and stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS \
-                and node.op not in _LEAVES:
-            known = _compute_now(node)  # a tiny array from known ones: computed now, as NumPy would
-        hold(self, node)  # (keeps ``known``)
+        self.stack = stack or _stack.DEFAULT
+        settle(self, node)
         self._storage = self._steps = self._base = self._shadow = None
         self._version = 0
 
@@ -299,7 +350,7 @@ class Tensor:
         st = self._storage
         if self._version != st.version:
             self._node = node = _views.replay(st.node, self._steps)
-            hold(self, node)
+            settle(self, node)
             self._version = st.version
         return self._node
 
@@ -332,7 +383,7 @@ class Tensor:
         tpl = make_node("reshape", [self.node], (("shape", new),))
         self._steps = self._steps + (tpl,)
         self._node, self._version, self._shadow = tpl, self._storage.version, shadow
-        hold(self, tpl)
+        settle(self, tpl)
 
     @property
     def base(self):
@@ -739,7 +790,7 @@ def write_node(t: Tensor, new: Node) -> None:
         _shadow_of(t)  # remember what made it: a 0-d array stays an array (for printing) through writes
     if t._steps is None:
         t._node = new
-        hold(t, new)
+        settle(t, new, claim=True)
         return
     st, steps = t._storage, t._steps
     parents = [st.node]
@@ -748,10 +799,11 @@ def write_node(t: Tensor, new: Node) -> None:
     value = new
     for tpl, parent in zip(reversed(steps), reversed(parents)):
         value = _views.write_back(tpl, parent, value)
+    known = small_value(value, t.stack)  # noqa: F841  (held until the storage holds it)
     st.node = value
     st.version += 1
     t._node, t._version = new, st.version
-    hold(t, new)
+    settle(t, new, claim=True)
 
 
 def assign(target, value, *, casting: str = "same_kind", where=True, op: str = "assign"):

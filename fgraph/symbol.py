@@ -296,15 +296,18 @@ def handle_of(node: "Node"):
     return t if t is not None and t._node is node else None
 
 
-def hold(holder, node: "Node") -> None:
+def hold(holder, node: "Node", claim: bool = False) -> None:
     """Point ``holder`` (a lazy array or a storage: it has ``_node`` and
     ``_keep``) at ``node``: it keeps what node's value is computed from, and
-    becomes node's handle unless another live one is."""
+    becomes node's handle unless another live one is (or ``claim``: a write
+    moved it there, so it outlives the temporary that made the node)."""
     holder._keep = pins_of(node)
-    h = node._handle
-    t = h() if h is not None else None
-    if t is None or t._node is not node:
-        object.__setattr__(node, "_handle", weakref.ref(holder))
+    if not claim:
+        h = node._handle
+        t = h() if h is not None else None
+        if t is not None and t._node is node:
+            return
+    object.__setattr__(node, "_handle", weakref.ref(holder))
 
 
 def describe(nodes: Iterable) -> str:

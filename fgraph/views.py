@@ -51,7 +51,7 @@ class Storage:
     def node(self, node: Node) -> None:
         # the storage holds what its value is computed from, as a handle does
         self._node = node
-        hold(self, node)
+        hold(self, node, claim=True)
 
     def shadow(self, shape: tuple, writeable: bool = True) -> np.ndarray:
         """A C-contiguous stand-in of this storage with ``shape``: metadata only."""

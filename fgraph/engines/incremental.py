@@ -17,6 +17,7 @@ are fused away or dropped as soon as their last reader ran.
 """
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 from ..errors import FgraphError, format_location
@@ -208,33 +209,45 @@ def evaluate_step(roots, engine) -> dict:
 _KERNELS: dict = {}
 
 
-def compute_now(node: Node, engine) -> "Known | None":
-    """Compute a small node at once from its inputs' known values (see
-    ``operator.COMPUTE_NOW_ELEMENTS``); None when an input is not known, or the kernel
-    fails (the error is then raised, naming the user's line, when the value is
-    asked for)."""
-    args = []
-    for i in node.inputs:
-        k = i._known
-        k = k() if k is not None else None
-        if k is not None and k.engine is engine:
-            args.append(k.value)
-        elif i.op == "literal":
-            args.append(i.params[0][1].value)
-        elif i.op == "constant":
-            args.append(i.params[0][1].array)
-        else:
-            return None
+def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "Known | None":
+    """Compute a small node at once (see ``operator.COMPUTE_NOW_ELEMENTS``),
+    with the nodes below it not known yet (an op built from several, as
+    ``roll`` is) when they are small too and at most ``max_nodes``.  None
+    when something below is large or not known, or a kernel fails (the error
+    is then raised, naming the user's line, when the value is asked for)."""
     kernels = _KERNELS.get(engine.kernel_attr)
     if kernels is None:
         from ..types import attr_table
 
         kernels = _KERNELS[engine.kernel_attr] = attr_table(engine.kernel_attr)
-    kernel = kernels.get(node.op)
-    if kernel is None:
-        return None
+    values: dict[int, object] = {}
+    order: list[Node] = []
+    stack = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if ready:
+            order.append(n)
+            continue
+        if id(n) in values:
+            continue
+        k = n._known
+        k = k() if k is not None else None
+        if k is not None and k.engine is engine:
+            values[id(n)] = k.value
+        elif n.op == "literal":
+            values[id(n)] = n.params[0][1].value
+        elif n.op == "constant":
+            values[id(n)] = n.params[0][1].array
+        elif len(order) + len(stack) >= max_nodes or math.prod(n.shape) > max_elements or n.op not in kernels:
+            return None
+        else:
+            values[id(n)] = None  # computed below, after its inputs
+            stack.append((n, True))
+            stack.extend((i, False) for i in n.inputs if id(i) not in values)
     try:
-        value = engine._result(kernel(*args, **dict(node.params)), node)
+        for n in order:
+            values[id(n)] = kernels[n.op](*[values[id(i)] for i in n.inputs], **dict(n.params))
+        value = engine._result(values[id(node)], node)
     except Exception:
         return None
     return Known(node, value, engine)
