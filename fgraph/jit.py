@@ -20,7 +20,12 @@ def jit(fn=None, *, engine: str = "numpy", optimise: bool = True):
 
     Array arguments (NumPy arrays and scalars) become placeholders; anything
     else (Python numbers, strings, tuples of them) is static and part of the
-    cache key.  Called with lazy arrays, it just calls ``fn`` (it composes).
+    cache key.  Called with lazy arrays, it just calls ``fn`` (it composes,
+    so ``grad`` and an outer trace see through it): the result is lazy, and
+    fetching it computes only ``fn``'s own nodes, from the arguments' values
+    (known, or computed once: their history is never run again), with the
+    program cached and optimised for that step structure like a compiled
+    call (``fgraph.engines.incremental``).
     """
     if fn is None:
         return functools.partial(jit, engine=engine, optimise=optimise)

@@ -36,18 +36,22 @@ class Step:
     """The nodes one evaluation computes, and what it starts from.
 
     ``order``: the nodes to compute, inputs before users; ``inputs``: the
-    nodes whose values are given (known values, large constants, variables)
-    and ``values`` those values; ``outputs``: the nodes to return or keep;
-    ``key``: the structure, equal for two steps exactly when one program
-    computes both."""
+    nodes whose values are given (known values, large constants, variables),
+    then the Python scalar literals; ``values``: their values; ``outputs``:
+    the nodes to return or keep.  ``key``: the structure (ops, params,
+    shapes, dtypes, which inputs feed what, which nodes are outputs), equal
+    for two steps exactly when one interpreter program computes both;
+    ``literals``: the literals' exact values (a step that changes a scalar
+    every iteration, ``dist[mask] = d``, keeps its program)."""
 
-    __slots__ = ("order", "inputs", "values", "outputs", "key", "elements")
+    __slots__ = ("order", "inputs", "values", "arrays", "outputs", "key", "literals", "elements")
 
     def __init__(self, roots, engine):
-        index: dict[int, int] = {}  # id(node) -> its number in the step (inputs first, as found)
+        index: dict[int, int] = {}  # id(node) -> its number in the step (inputs negative)
         order: list[Node] = []
         inputs: list[Node] = []
         values: list = []
+        lit_nodes: list[Node] = []
         shape_key: list = []
         elements = 0
         for root in roots:
@@ -57,6 +61,11 @@ class Step:
             while stack:
                 node, i = stack[-1]
                 if i == 0:
+                    if node.op == "literal":
+                        stack.pop()
+                        index[id(node)] = ("lit", len(lit_nodes))
+                        lit_nodes.append(node)
+                        continue
                     value = engine.given(node)
                     if value is not None:
                         stack.pop()
@@ -79,28 +88,32 @@ class Step:
                                       f"fgraph.compile(graph)(**feeds) (made at {format_location(node.where)})")
                 index[id(node)] = len(order)
                 order.append(node)
-                elements += node.size
+                elements += math.prod(node.shape)
                 params = node.params
                 shape_key.append((node.op, _canonical(params) if params else params,
                                   tuple([index[id(j)] for j in ins]), node.shape, node.dtype, node.weak))
         roots_at = [index[id(r)] for r in roots]
         held = [k for k, n in enumerate(order) if handle_of(n) is not None and not n.weak]
-        outputs = list(dict.fromkeys([*(r for r in roots_at if r >= 0), *held]))
-        self.order, self.inputs, self.values = order, inputs, values
+        outputs = list(dict.fromkeys([*(r for r in roots_at if type(r) is int and r >= 0), *held]))
+        lit_values = [n.params[0][1].value for n in lit_nodes]
+        self.order, self.arrays = order, len(inputs)
+        self.inputs, self.values = inputs + lit_nodes, values + lit_values
         self.outputs = [order[k] for k in outputs]
-        self.key = (tuple(shape_key), tuple(outputs))
+        self.key = (tuple(shape_key), tuple([(n.dtype, type(v)) for n, v in zip(lit_nodes, lit_values)]),
+                    tuple(outputs))
+        self.literals = tuple([n.params[0][1] for n in lit_nodes])  # Scalars: compared by exact bits
         self.elements = elements
 
 
 class StepProgram:
     """A cached program for one step structure: runs a step's input values
-    to its output values."""
+    (``arrays`` of them: the optimised program takes the array inputs only,
+    its literals built in) to its output values."""
 
-    __slots__ = ("program", "input_slots", "output_slots", "runs", "optimised")
+    __slots__ = ("program", "input_slots", "output_slots", "arrays")
 
-    def __init__(self, program: Program, input_slots, output_slots, optimised: bool):
-        self.program, self.input_slots, self.output_slots = program, input_slots, output_slots
-        self.runs, self.optimised = 0, optimised
+    def __init__(self, program: Program, input_slots, output_slots, arrays: bool):
+        self.program, self.input_slots, self.output_slots, self.arrays = program, input_slots, output_slots, arrays
 
     def __call__(self, values: list) -> list:
         prog = self.program
@@ -118,33 +131,49 @@ def interpreted(step: Step, engine) -> StepProgram:
     known = {id(n): None for n in step.inputs}
     prog = Program(step.outputs, engine.kernel_attr, engine.name, known=known, order=order)
     n = len(step.inputs)
-    return StepProgram(prog, list(range(n)), [prog.slot[id(o)] for o in step.outputs], optimised=False)
+    return StepProgram(prog, list(range(n)), [prog.slot[id(o)] for o in step.outputs], arrays=False)
 
 
 def optimised(step: Step, engine) -> StepProgram:
-    """The step as a graph of its own (inputs as placeholders), optimised and
-    fused; built once per structure."""
+    """The step as a graph of its own (array inputs as placeholders, this
+    step's literals as they are), optimised and fused."""
     from ..graph import Graph
     from ..operator import placeholder_node
     from ..optimiser import optimise
 
-    new: dict[int, Node] = {}
+    new: dict[int, Node] = {id(n): n for n in step.inputs[step.arrays:]}  # the literals
     names = []
-    for j, n in enumerate(step.inputs):
+    for j, n in enumerate(step.inputs[:step.arrays]):
         ph = placeholder_node(n.shape, n.dtype, name=f"step_input_{j}")
         new[id(n)] = ph
         names.append(ph.name)
     for n in step.order:
         new[id(n)] = n.with_inputs(tuple(new[id(i)] for i in n.inputs)) if n.inputs else n
-    graph = optimise(Graph([new[id(o)] for o in step.outputs], inputs=[new[id(n)] for n in step.inputs]))
+    placeholders = [new[id(n)] for n in step.inputs[:step.arrays]]
+    graph = optimise(Graph([new[id(o)] for o in step.outputs], inputs=placeholders))
     prog = Program(graph.outputs, engine.kernel_attr, engine.name)
     at = {n.name: k for k, n in prog.leaves.items() if n.op == "placeholder"}
     return StepProgram(prog, [at.get(name) for name in names], [prog.slot[id(o)] for o in graph.outputs],
-                       optimised=True)
+                       arrays=True)
+
+
+class _Entry:
+    """The programs of one step structure: its interpreter, and the
+    optimised program for literal values seen more than once."""
+
+    __slots__ = ("interpreted", "seen", "optimised")
+
+    def __init__(self, program: StepProgram):
+        self.interpreted = program
+        self.seen: dict = {}  # literal values -> runs so far
+        self.optimised: dict = {}  # literal values -> StepProgram
 
 
 class ProgramCache:
-    """Step structure -> StepProgram, least recently used dropped past ``size``."""
+    """Step structure -> its programs, least recently used dropped past ``size``.
+
+    The key is a tuple compared in full (never by hash alone), so two steps
+    that differ in anything a kernel sees never share a program."""
 
     def __init__(self, size: int = PROGRAM_CACHE_SIZE):
         self.size = size
@@ -158,17 +187,28 @@ class ProgramCache:
             return interpreted(step, engine)
         if entry is None:
             self.misses += 1
-            entry = interpreted(step, engine)
-            self._items[step.key] = entry
+            entry = self._items[step.key] = _Entry(interpreted(step, engine))
             if len(self._items) > self.size:
                 self._items.popitem(last=False)
-            return entry
+            return entry.interpreted
         self.hits += 1
         self._items.move_to_end(step.key)
-        entry.runs += 1
-        if entry.runs == 1 and not entry.optimised and step.elements >= OPTIMISE_MIN_ELEMENTS:
-            entry = self._items[step.key] = optimised(step, engine)
-        return entry
+        if step.elements < OPTIMISE_MIN_ELEMENTS:
+            return entry.interpreted
+        lits = step.literals
+        fast = entry.optimised.get(lits)
+        if fast is not None:
+            return fast
+        runs = entry.seen[lits] = entry.seen.get(lits, 0) + 1
+        if runs >= 2:  # the same step, the same scalars, a third time: worth optimising
+            del entry.seen[lits]
+            if len(entry.optimised) >= 8:  # scalars that keep changing: keep a few
+                entry.optimised.pop(next(iter(entry.optimised)))
+            fast = entry.optimised[lits] = optimised(step, engine)
+            return fast
+        if len(entry.seen) > 64:
+            entry.seen.clear()
+        return entry.interpreted
 
     def clear(self) -> None:
         self._items.clear()
@@ -181,12 +221,14 @@ def evaluate_step(roots, engine) -> dict:
     """id(node) -> value for the roots (known or not) and every node of the
     step a live lazy array points at; the latter are kept as ``Known``."""
     step = Step(roots, engine)
-    done = {id(n): v for n, v in zip(step.inputs, step.values)}
+    done = {id(n): v for n, v in zip(step.inputs[:step.arrays], step.values)}
+    for n, v in zip(step.inputs[step.arrays:], step.values[step.arrays:]):
+        done[id(n)] = engine._result(v, n)  # a literal asked for itself
     if not step.order:
         return done
     entry = engine.programs.program(step, engine)
     try:
-        results = entry(step.values)
+        results = entry(step.values[:step.arrays] if entry.arrays else step.values)
     except Exception:
         # a cached program names the nodes of the step it was built for:
         # run this step's own nodes to name the user's line that failed
