@@ -9,8 +9,6 @@ evaluate on the stack's engine.
 from __future__ import annotations
 
 import itertools
-import math
-import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,7 +17,8 @@ from . import stack as _stack
 from . import views as _views
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
-from .symbol import Const, Node, Scalar, error_at, exact_key, hold, make_node, next_id
+from .eager import settle, small_value
+from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -170,79 +169,6 @@ def apply(op: str, args: Sequence, params: tuple = (), name: str | None = None) 
 # ---------------------------------------------------------------- Tensor
 
 _ids = itertools.count()
-#: a lazy array of at most this many elements whose inputs are all known is
-#: computed when it is made (on the NumPy engine): NumPy takes about a
-#: microsecond on such arrays, less than finding and running a step's
-#: program costs, and a value fetched every step is then already there
-COMPUTE_NOW_ELEMENTS = 1024
-_compute = None
-_LEAVES = frozenset(("constant", "literal"))
-
-
-def settle(t: "Tensor", node: Node, claim: bool = False) -> None:
-    """Point ``t`` at ``node`` (see ``symbol.hold``): it holds what node's
-    value needs, and node is computed at once if it is small (see
-    COMPUTE_NOW_ELEMENTS)."""
-    known = small_value(node, t.stack)
-    hold(t, node, claim)
-    if known is None and node.concrete and node.op not in _LEAVES and (node._known is None or node._known() is None):
-        _PENDING[id(t)] = weakref.ref(t)
-        if len(_PENDING) > _pending_limit:
-            _prune_pending()
-
-
-#: lazy arrays whose value is not known yet, by id (weakly: dead ones are
-#: pruned as the table grows): a fetch computes them too, as NumPy would have
-#: by then, so a state updated every step but read only through another
-#: array (U in ``V += f(U)``) never piles up history
-_PENDING: "dict[int, weakref.ref]" = {}
-_pending_limit = 1024
-
-
-def _prune_pending() -> None:
-    global _pending_limit
-    live = {k: r for k, r in _PENDING.items() if r() is not None}
-    _PENDING.clear()
-    _PENDING.update(live)
-    _pending_limit = max(1024, 2 * len(live))
-
-
-def pending_arrays(engine: str) -> list:
-    """Take the live lazy arrays of ``engine`` whose values are not known:
-    ``[(array, node)]``."""
-    taken = []
-    for k, r in list(_PENDING.items()):
-        t = r()
-        if t is None:
-            del _PENDING[k]
-        elif t.stack.engine == engine:
-            del _PENDING[k]
-            n = t.node
-            if n.concrete and (n._known is None or n._known() is None):
-                taken.append((t, n))
-    return taken
-
-
-def small_value(node: Node, stack: _stack.Stack):
-    """Node's value computed now if it is small and its inputs are known
-    (a ``Known``), else None."""
-    if node.concrete and stack.engine == "numpy" and node.op not in _LEAVES \
-            and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS and (node._known is None or node._known() is None):
-        return _compute_now(node)
-    return None
-
-
-def _compute_now(node: Node):
-    global _compute
-    if _compute is None:
-        from .engines import get_engine  # late: the engines sit above this layer
-        from .engines.incremental import compute_now
-
-        engine = get_engine("numpy")
-        _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
-    return _compute(node)
-
-
 def _binary(name: str, reflected: bool = False):
     if reflected:
         def method(self, other):
@@ -799,8 +725,9 @@ def write_node(t: Tensor, new: Node) -> None:
     value = new
     for tpl, parent in zip(reversed(steps), reversed(parents)):
         value = _views.write_back(tpl, parent, value)
-    known = small_value(value, t.stack)  # noqa: F841  (held until the storage holds it)
+    held = small_value(value, t.stack)  # a small value computed now, kept alive until the storage holds it
     st.node = value
+    del held
     st.version += 1
     t._node, t._version = new, st.version
     settle(t, new, claim=True)

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..cache import ResultCache
 from ..devices import NumpyDevice, use
-from ..errors import FgraphError, format_location
-from ..operator import pending_arrays
+from ..errors import FgraphError
+from ..eager import pending_arrays
 from ..symbol import error_at, known_value
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable

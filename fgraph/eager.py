@@ -1,0 +1,92 @@
+"""What makes lazy arrays keep NumPy's eager pace: which values are kept,
+which are computed at once, and which a fetch computes.
+
+A lazy array holds what its value is computed from (``symbol.hold``: the
+known values below it), so a fetch starts there
+(``fgraph.engines.incremental``).  Arrays under ``COMPUTE_NOW_ELEMENTS``
+made from known ones are computed when made, as NumPy would.  Other
+arrays not yet known are *pending*: the next fetch on their engine
+computes them too, as NumPy would have by then, so a state updated every
+step but read only through another array never piles up history.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+
+from . import stack as _stack
+from .symbol import Node, hold
+
+#: a lazy array of at most this many elements whose inputs are all known is
+#: computed when it is made (on the NumPy engine): NumPy takes about a
+#: microsecond on such arrays, less than finding and running a step's
+#: program costs, and a value fetched every step is then already there
+COMPUTE_NOW_ELEMENTS = 1024
+_compute = None
+_LEAVES = frozenset(("constant", "literal"))
+
+
+def settle(t, node: Node, claim: bool = False) -> None:
+    """Point ``t`` at ``node`` (see ``symbol.hold``): it holds what node's
+    value needs, and node is computed at once if it is small (see
+    COMPUTE_NOW_ELEMENTS)."""
+    known = small_value(node, t.stack)
+    hold(t, node, claim)
+    if known is None and node.concrete and node.op not in _LEAVES and (node._known is None or node._known() is None):
+        _PENDING[id(t)] = weakref.ref(t)
+        if len(_PENDING) > _pending_limit:
+            _prune_pending()
+
+
+#: lazy arrays whose value is not known yet, by id (weakly: dead ones are
+#: pruned as the table grows): a fetch computes them too, as NumPy would have
+#: by then, so a state updated every step but read only through another
+#: array (U in ``V += f(U)``) never piles up history
+_PENDING: "dict[int, weakref.ref]" = {}
+_pending_limit = 1024
+
+
+def _prune_pending() -> None:
+    global _pending_limit
+    live = {k: r for k, r in _PENDING.items() if r() is not None}
+    _PENDING.clear()
+    _PENDING.update(live)
+    _pending_limit = max(1024, 2 * len(live))
+
+
+def pending_arrays(engine: str) -> list:
+    """Take the live lazy arrays of ``engine`` whose values are not known:
+    ``[(array, node)]``."""
+    taken = []
+    for k, r in list(_PENDING.items()):
+        t = r()
+        if t is None:
+            del _PENDING[k]
+        elif t.stack.engine == engine:
+            del _PENDING[k]
+            n = t.node
+            if n.concrete and (n._known is None or n._known() is None):
+                taken.append((t, n))
+    return taken
+
+
+def small_value(node: Node, stack: _stack.Stack):
+    """Node's value computed now if it is small and its inputs are known
+    (a ``Known``), else None."""
+    if node.concrete and stack.engine == "numpy" and node.op not in _LEAVES \
+            and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS and (node._known is None or node._known() is None):
+        return _compute_now(node)
+    return None
+
+
+def _compute_now(node: Node):
+    global _compute
+    if _compute is None:
+        from .engines import get_engine  # late: the engines sit above this layer
+        from .engines.incremental import compute_now
+
+        engine = get_engine("numpy")
+        _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
+    return _compute(node)
+
+
