@@ -32,7 +32,7 @@ class Stack:
         return f"Stack(engine={self.engine!r}, dtype={self.float_dtype})"
 
     def evaluate(self, nodes):
-        """Evaluate nodes on this stack's engine (memoised); arrays, read-only."""
+        """Evaluate nodes on this stack's engine (incrementally); arrays, read-only."""
         from .engines import get_engine
 
         return get_engine(self.engine).evaluate(nodes, **self.options)

@@ -61,12 +61,20 @@ class Step:
             while stack:
                 node, i = stack[-1]
                 if i == 0:
-                    if node.op == "literal":
+                    op = node.op
+                    if op == "literal":
                         stack.pop()
                         index[id(node)] = ("lit", len(lit_nodes))
                         lit_nodes.append(node)
                         continue
-                    value = engine.given(node)
+                    k = node._known
+                    k = k() if k is not None else None
+                    if k is not None and k.engine is engine:
+                        value = k.value
+                    elif op == "constant" or op == "variable":
+                        value = given(engine, node)
+                    else:
+                        value = None
                     if value is not None:
                         stack.pop()
                         index[id(node)] = -1 - len(inputs)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..cache import ResultCache
-from ..devices import NumpyDevice, use
+from ..devices import HOST, use
+from ..devices.base import current
 from ..errors import FgraphError
 from ..eager import pending_arrays
 from ..symbol import error_at, known_value
@@ -90,13 +91,12 @@ class ArrayEngine:
             self.check(todo)
             pending = pending_arrays(self.name)  # what NumPy would have computed by now
             extra = [n for _, n in pending if id(n) not in values]
-            with use(self.device):
-                try:
-                    done = evaluate_step(todo + extra, self)
-                except Exception:
-                    if not extra:
-                        raise
-                    done = evaluate_step(todo, self)  # a pending array's own error waits for its own fetch
+            try:
+                done = self._step(todo + extra)
+            except Exception:
+                if not extra:
+                    raise
+                done = self._step(todo)  # a pending array's own error waits for its own fetch
             for t, n in pending:
                 k = known_value(n)
                 if k is not None:
@@ -108,6 +108,12 @@ class ArrayEngine:
         return [self._deliver(values[id(n)], **options) for n in nodes]
 
     given = given
+
+    def _step(self, roots) -> dict:
+        if current() is self.device:  # (the host, already current: no context to enter)
+            return evaluate_step(roots, self)
+        with use(self.device):
+            return evaluate_step(roots, self)
 
     def _input_value(self, node):
         """A large constant's or a variable's value, as a step's input."""
@@ -121,7 +127,7 @@ class NumpyEngine(ArrayEngine):
     kernel_attr = "numpy_kernel"
 
     def __init__(self, cache_bytes: int = 1 << 20):
-        super().__init__(NumpyDevice(), cache_bytes)
+        super().__init__(HOST, cache_bytes)  # the host device kernels see when no engine made another current
 
     def _result(self, value, node):
         arr = np.asarray(value, dtype=node.dtype)
