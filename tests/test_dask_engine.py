@@ -61,8 +61,10 @@ def fused_programs(draw):
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=7))
     dt = draw(st.sampled_from([np.dtype("float64"), np.dtype("float32")]))
     inputs = [draw(arrays(dt, shape, -2, 2))]
-    for _ in range(draw(st.integers(0, 2))):
-        inputs.append(draw(arrays(dt, draw(hnp.broadcastable_shapes(shape, max_dims=len(shape))), -2, 2)))
+    for _ in range(draw(st.integers(0, 2))):  # each broadcasts *to* shape, so all broadcast together
+        other = draw(hnp.broadcastable_shapes(shape, max_dims=len(shape)).filter(
+            lambda s: np.broadcast_shapes(shape, s) == shape))
+        inputs.append(draw(arrays(dt, other, -2, 2)))
     steps = [(draw(st.booleans()), draw(st.integers(0, 99)), draw(st.integers(0, 99)), draw(st.integers(0, 99)))
              for _ in range(draw(st.integers(2, 8)))]
     reduce = draw(st.sampled_from([None] + REDUCTIONS))
