@@ -251,7 +251,7 @@ def _plain(axis, keepdims) -> bool:
 
 def _fast(op: str, a, axis, dtype, keepdims):
     """The node _build made before for these arguments (a lazy array ``a``), or None."""
-    if not _plain(axis, keepdims):
+    if not ((axis is None or type(axis) is int) and keepdims is _NoValue) and not _plain(axis, keepdims):
         return None
     x = a.node
     st = a.stack
