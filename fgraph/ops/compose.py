@@ -105,14 +105,13 @@ def record(result: Tensor, x: Node):
     return tuple(steps)
 
 
-def replay(recipe: tuple, x: Tensor, skip: int = 3) -> Tensor:
-    """The nodes of ``recipe`` made again on ``x`` (of the recorded shape,
-    dtype and weak flag), located at the user's line (``user_location(skip)``
-    from here: the caller's caller by default)."""
-    if not recipe:
-        return x
-    nodes = [x.node]
+def replay(recipe: tuple, x: Node, stack, skip: int = 3) -> Tensor:
+    """The nodes of a non-empty ``recipe`` made again on node ``x`` (of the
+    recorded shape, dtype and weak flag), as a lazy array of ``stack``,
+    located at the user's line (``user_location(skip)`` from here: the
+    caller's caller by default)."""
+    nodes = [x]
     where = user_location(skip)
     for op, params, ins, shape, dtype in recipe:
         nodes.append(Node(op, params, tuple([nodes[i] for i in ins]), shape, dtype, False, None, where))
-    return Tensor(nodes[-1], x.stack)
+    return Tensor(nodes[-1], stack)

@@ -590,8 +590,12 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
                              + ", ".join(str(t.shape) for t in ts))
     shape = ts[0].shape
     ax = _axis("stack", axis, len(shape) + 1)
-    new = shape[:ax] + (1,) + shape[ax:]
-    return _concat([_reshape_to(t, new) for t in ts], ax, dtype, casting)
+    params = (("shape", shape[:ax] + (1,) + shape[ax:]),)
+    parts = [make_node("reshape", (t.node,), params) for t in ts]  # (no handles for the parts)
+    if len(parts) == 1 and (dtype is None or np.dtype(dtype) == parts[0].dtype):
+        return Tensor(parts[0], ts[0].stack)
+    dt = None if dtype is None else np.dtype(dtype)
+    return Tensor(make_node("concatenate", parts, (("axis", ax), ("dtype", dt), ("casting", casting))), ts[0].stack)
 
 
 def unstack(x, /, *, axis=0):
@@ -824,7 +828,7 @@ def roll(a, shift, axis=None):
         key = (n.shape, n.dtype, n.weak, shift, axis)
         recipe = _rolls.get(key)
         if recipe is not None:
-            return replay(recipe, a)
+            return replay(recipe, n, a.stack) if recipe else a
         result = _roll(a, shift, axis)
         recipe = () if result is a else record(result, n)
         if recipe is not None:

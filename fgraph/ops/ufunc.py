@@ -49,6 +49,7 @@ from ..operator import Tensor, assign, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
 from ..symbol import Const, Scalar, error_at, make_node
 from .. import stack as _stack
+from .compose import record, replay
 from .reduction import static_param
 
 __all__: list = []
@@ -338,6 +339,24 @@ def _on_own_stack(method):
     return run
 
 
+#: (ufunc, stack, array shape, dtype and weak flag, axis, dtype argument's type
+#: and value, keepdims) -> the recipe (``compose.record``) reduce built then
+_reduce_recipes: dict = {}
+
+
+def _plain_axis(axis) -> bool:
+    """An axis the recipes key by value: None, an int or a tuple of ints (not
+    True or 1.0, which a dict takes for 1)."""
+    if axis is None or type(axis) is int:
+        return True
+    if type(axis) is tuple:
+        for a in axis:
+            if type(a) is not int:
+                return False
+        return True
+    return False
+
+
 #: reduce -> the reduction op that is NumPy's own add.reduce etc. (np.sum calls add.reduce)
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all",
                "logical_or": "any"}
@@ -573,6 +592,29 @@ class Ufunc:
         (all axes; NumPy refuses several axes for ufuncs that do not reorder:
         subtract, divide, power...); ``initial``, ``where`` and ``out`` as NumPy."""
         self._reducible("reduce")
+        name = self.__name__
+        if out is None and where is True and initial is _NoValue and type(keepdims) is bool and _plain_axis(axis):
+            # the common case: what an earlier call built above an array of this shape and dtype, built again
+            st = stack_of((array,))
+            x = _strong(array, st)
+            try:
+                key = (name, st, x.shape, x.dtype, x.weak, axis, type(dtype), dtype, keepdims)
+                recipe = _reduce_recipes.get(key)
+            except TypeError:  # an unhashable dtype argument
+                key = recipe = None
+            if recipe:
+                return replay(recipe, x, st)
+            result = self._reduce(Tensor(x, st), axis, dtype, None, keepdims, initial, where)
+            if key is not None:
+                recipe = record(result, x)
+                if recipe:
+                    if len(_reduce_recipes) >= 4096:
+                        _reduce_recipes.clear()
+                    _reduce_recipes[key] = recipe
+            return result
+        return self._reduce(array, axis, dtype, out, keepdims, initial, where)
+
+    def _reduce(self, array, axis, dtype, out, keepdims, initial, where):
         name = self.__name__
         op = f"{name}.reduce"
         target = self._single_out(out, op)
