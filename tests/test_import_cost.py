@@ -18,7 +18,10 @@ import pytest
 FGRAPH_LAZY = ("fgraph.autodiff", "fgraph.autodiff.rules", "fgraph.optimiser", "fgraph.nn", "fgraph.onnx",
                "fgraph.optim", "fgraph.graph", "fgraph.numpy.random", "fgraph.engines.numpy_engine",
                "fgraph.engines.numpy_kernels", "fgraph.engines.cupy_engine", "fgraph.engines.dask_engine",
-               "fgraph.devices", "pyrsistent", "onnx", "cupy", "dask")
+               "fgraph.devices", "pyrsistent", "onnx", "cupy", "dask",
+               # the composite modules (functions built from other ops: they register nothing)
+               "fgraph.ops.composite", "fgraph.ops.arrays", "fgraph.ops.statistics", "fgraph.ops.evaluated",
+               "fgraph.ops.data_dependent")
 
 #: NumPy's submodules that ``import numpy`` leaves unloaded and fgraph.numpy does not need at import
 NUMPY_LAZY = ("numpy.f2py", "numpy.testing", "numpy.ma", "numpy.polynomial", "numpy.ctypeslib", "numpy.char",
@@ -70,6 +73,8 @@ def test_what_is_lazy_works_on_first_use():
         assert np.allclose(gv, 2 * (np.arange(6.0).reshape(2, 3).T @ (np.arange(6.0).reshape(2, 3) @ np.ones(3))))
         vg = fgraph.value_and_grad(lambda a: (a * a).sum())(np.ones(3))
         assert np.allclose(vg[1], 2.0)
+        assert fnp.allclose(fnp.ones(2), np.ones(2)) and fnp.r_[1:3].shape == (2,)  # composites, by name
+        assert np.asarray(np.histogram(x, bins=3)[0]).tolist() == [2, 2, 2]       # ...and through NumPy
         relu = np.asarray(fgraph.nn.relu(fnp.asarray([-1.0, 2.0])))  # nn
         assert callable(fgraph.optim.sgd)                            # optim
         assert "Relu" in fgraph.onnx.supported_ops()                 # the ONNX importer
@@ -115,3 +120,19 @@ def test_registries_are_complete_once_used():
                           "ops": sorted(fgraph.registered_ops())}))
     """)
     assert got == {**eager, "before": [0, 0]}
+
+
+def test_the_composite_names_table_is_the_composite_modules_all():
+    """fgraph.numpy names the composites' functions before importing them: the table must list exactly
+    what each module exports, in order (a name added to a module and not to the table is missing)."""
+    from importlib import import_module
+
+    import fgraph.numpy as fnp
+    from fgraph.ops import COMPOSITES
+
+    assert tuple(fnp._COMPOSITE_NAMES) == COMPOSITES
+    for family, names in fnp._COMPOSITE_NAMES.items():
+        assert names == tuple(import_module(f"fgraph.ops.{family}").__all__), family
+    for names in fnp._COMPOSITE_NAMES.values():
+        for name in names:
+            assert getattr(fnp, name) is not None and name in fnp.__all__ and name in dir(fnp)

@@ -58,11 +58,33 @@ def variable(value, name=None, dtype=None) -> Tensor:
     return t
 
 
-for _family in _FAMILIES + _COMPOSITES:
+#: the public names of the composite modules (``fgraph.ops.COMPOSITES``: functions built from other ops,
+#: which register no op, kernel or rule), in their ``__all__`` order: a composite module is imported when
+#: one of its names is first used (``__getattr__``), so ``import fgraph.numpy`` need not compile it.
+#: tests/test_import_cost.py keeps this table equal to the modules' ``__all__``.
+_COMPOSITE_NAMES = {
+    "composite": ("isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf", "isreal",
+                  "iscomplex", "isrealobj", "iscomplexobj", "common_type", "min_scalar_type", "einsum_path",
+                  "nan_to_num", "angle", "sinc", "ndim", "shape", "size"),
+    "arrays": ("diag", "diagflat", "append", "delete", "insert", "block", "rollaxis", "resize", "fromfunction",
+               "asfortranarray", "ix_", "r_", "c_", "packbits", "unpackbits", "apply_along_axis", "apply_over_axes",
+               "tril_indices_from", "triu_indices_from", "diag_indices_from", "piecewise", "vectorize", "require",
+               "isfortran"),
+    "statistics": ("cov", "corrcoef", "digitize", "interp", "isin", "bincount", "histogram_bin_edges", "histogram",
+                   "histogramdd", "histogram2d"),
+    "evaluated": ("array2string", "array_repr", "array_str", "save", "savez", "savez_compressed", "savetxt"),
+    "data_dependent": ("intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots"),
+}
+assert tuple(_COMPOSITE_NAMES) == _COMPOSITES, "fgraph.ops.COMPOSITES and fgraph.numpy._COMPOSITE_NAMES differ"
+_COMPOSITE_OF = {_name: _family for _family, _names in _COMPOSITE_NAMES.items() for _name in _names}
+
+for _family in _FAMILIES:
     _mod = _import_module(f"fgraph.ops.{_family}")
     for _name in _mod.__all__:
         globals()[_name] = getattr(_mod, _name)
         __all__.append(_name)
+for _names in _COMPOSITE_NAMES.values():
+    __all__.extend(_names)
 
 _api = _import_module("fgraph.array_api")
 for _name in getattr(_api, "__all__", ()):
@@ -117,7 +139,7 @@ for _name in _PASSED_THROUGH:
         globals()[_name] = vars(_np)[_name]
         __all__.append(_name)
 
-del _family, _mod, _name, _api
+del _family, _mod, _name, _names, _api
 
 from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
 from . import fft  # noqa: E402  (numpy.fft's names: fgraph.numpy.fft)
@@ -161,9 +183,23 @@ _give_handles_numpy_identity(globals(), list(__all__))
 _NUMPY_SUBMODULES = ("ma", "char", "strings", "rec", "ctypeslib")
 
 
+def _load_composite(family: str) -> None:
+    """Bind the names of the composite module ``family`` here, as the import would have bound them."""
+    mod = _import_module(f"fgraph.ops.{family}")
+    names = _COMPOSITE_NAMES[family]
+    found = {name: getattr(mod, name) for name in names}
+    _give_handles_numpy_identity(found, names)
+    for name, value in found.items():
+        globals().setdefault(name, value)  # (a second thread loading it too finds the first one's)
+
+
 def __getattr__(name):
-    # Called only for names the namespace lacks: the submodules imported on first use, else say so in
+    # Called only for names the namespace lacks: the modules imported on first use, else say so in
     # NumPy's terms.
+    family = _COMPOSITE_OF.get(name)
+    if family is not None:
+        _load_composite(family)
+        return globals()[name]
     if name == "random":
         return _import_module("fgraph.numpy.random")  # (the import binds it here)
     if name in _NUMPY_LAZY_SUBMODULES:
@@ -178,4 +214,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"random"} | _NUMPY_LAZY_SUBMODULES)
+    return sorted(set(globals()) | set(_COMPOSITE_OF) | {"random"} | _NUMPY_LAZY_SUBMODULES)
