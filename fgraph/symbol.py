@@ -145,6 +145,23 @@ def _canonical(v):
     return v
 
 
+_canonical_memo: dict = {}
+
+
+def canonical_params(params: tuple):
+    """``_canonical(params)``, remembered for the params object itself (ops
+    reuse the params they built for a shape): keyed by id, checked by
+    identity, the params held so the id is never reused while remembered."""
+    hit = _canonical_memo.get(id(params))
+    if hit is not None and hit[0] is params:
+        return hit[1]
+    c = _canonical(params)
+    if len(_canonical_memo) >= 4096:
+        _canonical_memo.clear()
+    _canonical_memo[id(params)] = (params, c)
+    return c
+
+
 #: the leaves whose value is not known when the graph is built (fed, or state)
 _TRACED_LEAVES = frozenset(("placeholder", "variable"))
 
@@ -161,23 +178,28 @@ class Node:
     __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "concrete", "_hash", "_key2",
                  "_known", "_pins", "_handle", "__weakref__")
 
-    def __init__(self, op: str, params: tuple, inputs: tuple, shape: tuple, dtype: np.dtype,
-                 weak: bool = False, name: str | None = None, where: tuple | None = None):
-        s = object.__setattr__
-        s(self, "op", op)
-        s(self, "params", params)
-        s(self, "inputs", inputs)
-        s(self, "shape", shape)
-        s(self, "dtype", dtype)
-        s(self, "weak", weak)
-        s(self, "name", name)
-        s(self, "where", where)
+    def __new__(cls, op: str, params: tuple, inputs: tuple, shape: tuple, dtype: np.dtype,
+                weak: bool = False, name: str | None = None, where: tuple | None = None):
+        # Built as a _Building (the same layout, attributes settable), then
+        # made a Node: plain stores cost a third of object.__setattr__ calls,
+        # and a graph makes nodes by the million.
+        self = object.__new__(_Building)
+        self.op = op
+        self.params = params
+        self.inputs = inputs
+        self.shape = shape
+        self.dtype = dtype
+        self.weak = weak
+        self.name = name
+        self.where = where
         # concrete: no placeholder or variable below, so the value is known
         # without feeds (an evaluation point may compute it).  Set once from
         # the inputs' flags: O(inputs) per node, never a walk of the graph.
         # pins: the known values this node's evaluation starts from (see Known).
         concrete = True
         pins = None
+        ih = []
+        ih2 = []
         for i in inputs:
             if not i.concrete:
                 concrete = False
@@ -187,16 +209,18 @@ class Node:
                 p = i._pins
             if p is not None and p is not pins:
                 pins = p if pins is None else (pins, p)
+            ih.append(i._hash)
+            ih2.append(i._key2)
         if not inputs:
             concrete = op not in _TRACED_LEAVES
-        s(self, "concrete", concrete)
-        s(self, "_known", None)
-        s(self, "_pins", pins)
-        s(self, "_handle", None)
-        ih = tuple([i._hash for i in inputs])
-        s(self, "_hash", hash((op, params, ih, shape, dtype, weak)))
-        ih2 = tuple([i._key2 for i in inputs])
-        s(self, "_key2", hash((_SALT, op, _canonical(params) if params else params, ih2, shape, dtype, weak)))
+        self.concrete = concrete
+        self._known = None
+        self._pins = pins
+        self._handle = None
+        self._hash = hash((op, params, tuple(ih), shape, dtype, weak))
+        self._key2 = hash((_SALT, op, canonical_params(params) if params else params, tuple(ih2), shape, dtype, weak))
+        self.__class__ = cls
+        return self
 
     def __setattr__(self, name, value):
         raise AttributeError(f"fgraph nodes are immutable (tried to set {name!r})")
@@ -252,6 +276,14 @@ class Node:
 
     def __reduce__(self):  # nodes are values; pickling is out of scope
         raise TypeError("fgraph nodes cannot be pickled")
+
+
+class _Building(Node):
+    """A Node while ``Node.__new__`` fills it in: the same slots, settable."""
+
+    __slots__ = ()
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
 
 
 class Known:

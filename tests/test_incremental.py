@@ -290,3 +290,9 @@ def test_jit_on_a_lazy_argument_runs_only_its_own_nodes():
     np.testing.assert_array_equal(jf(np.asarray(u)), want)  # the compiled call, on NumPy's array
     g = fgraph.grad(jf(u).sum(), u)  # it composes: differentiable through
     np.testing.assert_allclose(np.asarray(g), np.asarray(fgraph.grad(f(u).sum(), u)))
+
+
+def test_a_python_scalar_input_that_fails_raises_fgraphs_error_naming_the_line():
+    a = fnp.asarray(np.arange(4, dtype=np.int8))
+    with pytest.raises(fgraph.FgraphError, match="test_incremental.py"):
+        np.asarray(fnp.logical_and(a, 2 ** 64))  # NumPy's OverflowError, at the op that needed it

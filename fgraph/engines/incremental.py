@@ -21,7 +21,7 @@ import math
 from collections import OrderedDict
 
 from ..errors import FgraphError, format_location
-from ..symbol import Known, Node, _canonical, handle_of, known_value
+from ..symbol import Known, Node, canonical_params, handle_of, known_value
 from .program import Program
 
 #: steps whose nodes hold at least this many elements in all are optimised
@@ -98,7 +98,7 @@ class Step:
                 order.append(node)
                 elements += math.prod(node.shape)
                 params = node.params
-                shape_key.append((node.op, _canonical(params) if params else params,
+                shape_key.append((node.op, canonical_params(params) if params else params,
                                   tuple([index[id(j)] for j in ins]), node.shape, node.dtype, node.weak))
         roots_at = [index[id(r)] for r in roots]
         held = [k for k, n in enumerate(order) if handle_of(n) is not None and not n.weak]
@@ -230,8 +230,9 @@ def evaluate_step(roots, engine) -> dict:
     step a live lazy array points at; the latter are kept as ``Known``."""
     step = Step(roots, engine)
     done = {id(n): v for n, v in zip(step.inputs[:step.arrays], step.values)}
-    for n, v in zip(step.inputs[step.arrays:], step.values[step.arrays:]):
-        done[id(n)] = engine._result(v, n)  # a literal asked for itself
+    for r in roots:
+        if r.op == "literal":  # a Python scalar asked for itself
+            done[id(r)] = engine._result(r.params[0][1].value, r)
     if not step.order:
         return done
     entry = engine.programs.program(step, engine)
