@@ -881,10 +881,11 @@ def _numpy_implementations() -> dict:
         table = {}
         for name in ns.__all__:
             for mod in (np, np.linalg):
-                f = getattr(mod, name, None)
-                impl = getattr(ns, name)
-                if callable(f) and not isinstance(f, type) and impl is not f:  # (NumPy's own, passed through)
-                    table.setdefault(f, impl)
+                f = vars(mod).get(name)  # (not getattr: NumPy's __getattr__ would import numpy.testing...)
+                if callable(f) and not isinstance(f, type):
+                    impl = getattr(ns, name)
+                    if impl is not f:  # (NumPy's own, passed through)
+                        table.setdefault(f, impl)
         for sub in ("linalg", "fft"):
             ours = getattr(ns, sub, None)
             for name in getattr(ours, "__all__", ()):

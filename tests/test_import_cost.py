@@ -48,9 +48,6 @@ def test_import_leaves_the_layers_on_top_and_the_engines_for_first_use():
     assert sorted(m for m in FGRAPH_LAZY if m in loaded) == []
 
 
-@pytest.mark.xfail(strict=True, reason="fgraph/ops/ufunc.py (NUMPY_UFUNCS) and fgraph/ops/elementwise.py (UFUNCS) "
-                                       "getattr every name of dir(numpy), which imports NumPy's lazy submodules; "
-                                       "remove this mark when they read vars(numpy) instead")
 def test_import_leaves_numpys_heavy_submodules_unloaded():
     loaded = set(_loaded_after_import())
     assert sorted(m for m in NUMPY_LAZY if m in loaded) == []

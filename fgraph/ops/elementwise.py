@@ -25,8 +25,8 @@ _MULTI_OUTPUT = {"divmod", "modf", "frexp"}
 UFUNCS: dict[str, np.ufunc] = {}
 #: every NumPy name of an element-wise ufunc (aliases included) -> canonical name
 ALIASES: dict[str, str] = {}
-for _n in dir(np):
-    _u = getattr(np, _n)
+for _n in sorted(vars(np)):  # (not dir/getattr: NumPy's __getattr__ would import numpy.f2py, testing, ...)
+    _u = vars(np)[_n]
     if isinstance(_u, np.ufunc) and _u.__name__ not in _SKIP:
         UFUNCS[_u.__name__] = _u
         ALIASES[_n] = _u.__name__

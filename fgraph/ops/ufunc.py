@@ -60,8 +60,8 @@ _ALL = object()  # where= not given (a gufunc refuses even where=True)
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 #: every NumPy ufunc by its ``__name__`` (what the ops' ``ufunc`` param names)
-NUMPY_UFUNCS: dict[str, np.ufunc] = {u.__name__: u for u in (getattr(np, n) for n in dir(np))
-                                     if isinstance(u, np.ufunc)}
+NUMPY_UFUNCS: dict[str, np.ufunc] = {u.__name__: u for u in (vars(np)[n] for n in sorted(vars(np)))
+                                     if isinstance(u, np.ufunc)}  # (vars: getattr would import NumPy's lazy submodules)
 
 #: ``__name__`` -> the Ufunc object of the default namespace (for ``array_ufunc``)
 OBJECTS: dict[str, "Ufunc"] = {}
