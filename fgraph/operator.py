@@ -170,16 +170,33 @@ def apply(op: str, args: Sequence, params: tuple = (), name: str | None = None) 
 
 _ids = itertools.count()
 def _binary(name: str, reflected: bool = False):
+    # ``a + b`` is ``fgraph.numpy.add(a, b)``: a Ufunc whose __call__, for two
+    # arguments and no keywords, is ``_impl(a, b)``; the method calls _impl
+    # itself (fetched on first use: the namespace sits above this layer),
+    # saving the attribute look-up and the __call__ frame (0.35 us of a + 1).
+    # _impl names the user's line through user_location(3): here the frame
+    # it skips is this method instead of __call__, so it lands on the same line.
+    # (The type tests spare the common operands the isinstance: 0.05 us.)
+    impl = None
+
     if reflected:
         def method(self, other):
-            if isinstance(other, (str, bytes)):
+            nonlocal impl
+            t = type(other)
+            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
                 return NotImplemented  # "*" * n: Python repeats the string, through __index__
-            return getattr(_namespace(), name)(other, self)
+            if impl is None:
+                impl = getattr(_namespace(), name)._impl
+            return impl(other, self)
     else:
         def method(self, other):
-            if isinstance(other, (str, bytes)):
+            nonlocal impl
+            t = type(other)
+            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
                 return NotImplemented
-            return getattr(_namespace(), name)(self, other)
+            if impl is None:
+                impl = getattr(_namespace(), name)._impl
+            return impl(self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
 
