@@ -36,10 +36,12 @@ _literal_cache: dict = {}
 
 def literal_node(value) -> Node:
     """A weak Python-scalar node (cached: literals are values)."""
-    key = exact_key(value)
+    t = type(value)
+    # an int or bool is its own exact key beside its type (1, 1.0 and True stay apart; 0.2 us of a + 1);
+    # floats and complex numbers are keyed by their bits (0.0 and -0.0, NaNs), anything else by its repr
+    key = (t, value) if t is int or t is bool else exact_key(value)
     node = _literal_cache.get(key)
     if node is None:
-        t = type(value)
         if t not in PY_SCALAR_DTYPES:  # subclasses of int/float, e.g. IntEnum
             t = next(k for k in (bool, int, float, complex) if isinstance(value, k))
             value = t(value)
