@@ -112,6 +112,18 @@ def _shares(r: Tensor, a: Tensor) -> bool:
 
 
 def _fresh_result(result, args, kwargs=None):
+    if type(result) is Tensor and result._storage is None:
+        # the common case (sum, mean, roll...): a result with no storage shares data with an
+        # argument only by being it, at the top level or in a list/tuple (0.3-0.45 us a call)
+        for group in (args, kwargs.values()) if kwargs else (args,):
+            for a in group:
+                if a is result:
+                    return Tensor(result.node, result.stack)
+                if type(a) is not Tensor and isinstance(a, (list, tuple)):
+                    for e in a:
+                        if e is result:
+                            return Tensor(result.node, result.stack)
+        return result
     if isinstance(result, Tensor):
         for a in _arguments(args, kwargs or {}):
             if _shares(result, a):
