@@ -30,9 +30,13 @@ def settle(t, node: Node, claim: bool = False) -> None:
     """Point ``t`` at ``node`` (see ``symbol.hold``): it holds what node's
     value needs, and node is computed at once if it is small (see
     COMPUTE_NOW_ELEMENTS)."""
-    known = small_value(node, t.stack)
-    hold(t, node, claim)
-    if known is None and node.concrete and node.op not in _LEAVES and (node._known is None or node._known() is None):
+    if not node.concrete or node.op in _LEAVES or (node._known is not None and node._known() is not None):
+        hold(t, node, claim)  # fed, a leaf, or known: nothing to compute now or later
+        return
+    known = _compute_now(node) if t.stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS \
+        else None
+    hold(t, node, claim)  # (holds ``known``)
+    if known is None:
         _PENDING[id(t)] = weakref.ref(t)
         if len(_PENDING) > _pending_limit:
             _prune_pending()
