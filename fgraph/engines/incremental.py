@@ -275,6 +275,27 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
         from ..types import attr_table
 
         kernels = _KERNELS[engine.kernel_attr] = attr_table(engine.kernel_attr)
+    kernel = kernels.get(node.op)
+    if kernel is None:
+        return None
+    args = []
+    for i in node.inputs:  # the common case first: every input at hand
+        k = i._known
+        k = k() if k is not None else None
+        if k is not None and k.engine is engine:
+            args.append(k.value)
+        elif i.op == "literal":
+            args.append(i.params[0][1].value)
+        elif i.op == "constant":
+            args.append(i.params[0][1].array)
+        else:
+            break
+    else:
+        try:
+            value = engine._result(kernel(*args, **dict(node.params)), node)
+        except Exception:
+            return None
+        return Known(node, value, engine)
     values: dict[int, object] = {}
     order: list[Node] = []
     stack = [(node, False)]
