@@ -156,6 +156,9 @@ def canonical_params(params: tuple):
     if hit is not None and hit[0] is params:
         return hit[1]
     c = _canonical(params)
+    for pair in params:  # never remember (so keep alive) a large constant's data
+        if type(pair) is tuple and len(pair) == 2 and type(pair[1]) is Const and not pair[1].by_content:
+            return c
     if len(_canonical_memo) >= 4096:
         _canonical_memo.clear()
     _canonical_memo[id(params)] = (params, c)

@@ -296,3 +296,16 @@ def test_a_python_scalar_input_that_fails_raises_fgraphs_error_naming_the_line()
     a = fnp.asarray(np.arange(4, dtype=np.int8))
     with pytest.raises(fgraph.FgraphError, match="test_incremental.py"):
         np.asarray(fnp.logical_and(a, 2 ** 64))  # NumPy's OverflowError, at the op that needed it
+
+
+def test_the_program_cache_keeps_no_data_alive():
+    ro = np.ones((200, 200))
+    ro.flags.writeable = False  # nothing can write it: the graph takes it without a copy
+    gone = weakref.ref(ro)
+    for _ in range(3):  # interpreted, then optimised: both cached
+        x = fnp.asarray(ro)
+        v = np.asarray(fnp.sin(x) * 2.0 + 1.0)
+    np.testing.assert_array_equal(v, np.sin(1.0) * 2.0 + 1.0)
+    del ro, x, v
+    gc.collect()
+    assert gone() is None

@@ -46,7 +46,7 @@ class Step:
     every iteration, ``dist[mask] = d``, keeps its program); ``elements``:
     the size of its largest array."""
 
-    __slots__ = ("order", "inputs", "values", "arrays", "outputs", "key", "literals", "elements")
+    __slots__ = ("order", "inputs", "values", "arrays", "outputs", "output_at", "key", "literals", "elements")
 
     def __init__(self, roots, engine):
         index: dict[int, int] = {}  # id(node) -> its number in the step (inputs negative)
@@ -111,6 +111,7 @@ class Step:
         self.order, self.arrays = order, len(inputs)
         self.inputs, self.values = inputs + lit_nodes, values + lit_values
         self.outputs = [order[k] for k in outputs]
+        self.output_at = outputs
         self.key = (tuple(shape_key), tuple([(n.dtype, type(v)) for n, v in zip(lit_nodes, lit_values)]),
                     tuple(outputs))
         self.literals = tuple([n.params[0][1] for n in lit_nodes])  # Scalars: compared by exact bits
@@ -137,35 +138,45 @@ class StepProgram:
         return [slots[s] for s in self.output_slots]
 
 
-def interpreted(step: Step, engine) -> StepProgram:
-    """The plain interpreter over the step's own nodes (built in microseconds)."""
-    order = step.inputs + step.order
-    known = {id(n): None for n in step.inputs}
-    prog = Program(step.outputs, engine.kernel_attr, engine.name, known=known, order=order)
-    n = len(step.inputs)
-    return StepProgram(prog, list(range(n)), [prog.slot[id(o)] for o in step.outputs], arrays=False)
+def interpreted(step: Step, engine, cached: bool = True) -> StepProgram:
+    """The plain interpreter over the step's nodes (built in microseconds);
+    a ``cached`` one over a copy of them that holds none of their data."""
+    inputs, order = _detached(step) if cached else (step.inputs, step.order)
+    outs = [order[k] for k in step.output_at]
+    prog = Program(outs, engine.kernel_attr, engine.name, known={id(n): None for n in inputs}, order=inputs + order)
+    return StepProgram(prog, list(range(len(inputs))), [prog.slot[id(o)] for o in outs], arrays=False)
+
+
+def _detached(step: Step):
+    """The step's inputs and nodes, rebuilt with placeholders for its array
+    inputs: a program kept in the cache must not keep a step's data (a large
+    constant, a known value) alive."""
+    from ..operator import placeholder_node
+
+    new: dict[int, Node] = {}
+    inputs = []
+    for j, n in enumerate(step.inputs):
+        new[id(n)] = p = placeholder_node(n.shape, n.dtype, name=f"step_input_{j}") if j < step.arrays else n
+        inputs.append(p)
+    order = []
+    for n in step.order:
+        new[id(n)] = m = n.with_inputs(tuple([new[id(i)] for i in n.inputs])) if n.inputs else n
+        order.append(m)
+    return inputs, order
 
 
 def optimised(step: Step, engine) -> StepProgram:
     """The step as a graph of its own (array inputs as placeholders, this
     step's literals as they are), optimised and fused."""
     from ..graph import Graph
-    from ..operator import placeholder_node
     from ..optimiser import optimise
 
-    new: dict[int, Node] = {id(n): n for n in step.inputs[step.arrays:]}  # the literals
-    names = []
-    for j, n in enumerate(step.inputs[:step.arrays]):
-        ph = placeholder_node(n.shape, n.dtype, name=f"step_input_{j}")
-        new[id(n)] = ph
-        names.append(ph.name)
-    for n in step.order:
-        new[id(n)] = n.with_inputs(tuple(new[id(i)] for i in n.inputs)) if n.inputs else n
-    placeholders = [new[id(n)] for n in step.inputs[:step.arrays]]
-    graph = optimise(Graph([new[id(o)] for o in step.outputs], inputs=placeholders))
+    inputs, order = _detached(step)
+    placeholders = inputs[:step.arrays]
+    graph = optimise(Graph([order[k] for k in step.output_at], inputs=placeholders))
     prog = Program(graph.outputs, engine.kernel_attr, engine.name)
     at = {n.name: k for k, n in prog.leaves.items() if n.op == "placeholder"}
-    return StepProgram(prog, [at.get(name) for name in names], [prog.slot[id(o)] for o in graph.outputs],
+    return StepProgram(prog, [at.get(p.name) for p in placeholders], [prog.slot[id(o)] for o in graph.outputs],
                        arrays=True)
 
 
@@ -196,7 +207,7 @@ class ProgramCache:
         try:
             entry = self._items.get(step.key)
         except TypeError:  # a param that cannot be hashed: this step is not cached
-            return interpreted(step, engine)
+            return interpreted(step, engine, cached=False)
         if entry is None:
             self.misses += 1
             entry = self._items[step.key] = _Entry(interpreted(step, engine))
@@ -245,7 +256,7 @@ def evaluate_step(roots, engine) -> dict:
     except Exception:
         # a cached program names the nodes of the step it was built for:
         # run this step's own nodes to name the user's line that failed
-        results = interpreted(step, engine)(step.values)
+        results = interpreted(step, engine, cached=False)(step.values)
     for node, value in zip(step.outputs, results):
         value = engine._result(value, node)
         done[id(node)] = value
