@@ -309,3 +309,20 @@ def test_the_program_cache_keeps_no_data_alive():
     del ro, x, v
     gc.collect()
     assert gone() is None
+
+
+def test_threads_evaluating_the_same_step_get_their_own_values():
+    from concurrent.futures import ThreadPoolExecutor
+
+    base = np.random.default_rng(11).normal(size=(40, 40))
+    inputs = [base + k for k in range(16)]
+
+    def work(a):
+        x = fnp.asarray(a)
+        u, s, vh = fnp.linalg.svd(x @ x.T + 1.0)  # one decomposition shared by three outputs
+        return np.asarray(u * s @ vh)
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(work, inputs * 3))
+    for a, g in zip(inputs * 3, got):
+        np.testing.assert_allclose(g, a @ a.T + 1.0, atol=1e-8)

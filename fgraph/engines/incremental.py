@@ -18,6 +18,7 @@ are fused away or dropped as soon as their last reader ran.
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 
 from ..errors import FgraphError, format_location
@@ -123,10 +124,11 @@ class StepProgram:
     (``arrays`` of them: the optimised program takes the array inputs only,
     its literals built in) to its output values."""
 
-    __slots__ = ("program", "input_slots", "output_slots", "arrays")
+    __slots__ = ("program", "input_slots", "output_slots", "arrays", "lock")
 
     def __init__(self, program: Program, input_slots, output_slots, arrays: bool):
         self.program, self.input_slots, self.output_slots, self.arrays = program, input_slots, output_slots, arrays
+        self.lock = threading.Lock()  # runs take turns: a multi-output kernel holds its results in the program
 
     def __call__(self, values: list) -> list:
         prog = self.program
@@ -134,7 +136,8 @@ class StepProgram:
         for s, v in zip(self.input_slots, values):
             if s is not None:
                 slots[s] = v
-        prog.run(slots)
+        with self.lock:
+            prog.run(slots)
         return [slots[s] for s in self.output_slots]
 
 
