@@ -124,6 +124,11 @@ CASES = [
     ("order-stats", lambda xp, a: (xp.median(a, axis=1), xp.percentile(a, 30.0, axis=0), xp.quantile(a, [0.2, 0.9]),
                                    xp.nanmedian(a), xp.nanquantile(a, 0.5, axis=1, method="nearest")), [r(4, 5)],
      1e-12, None),
+    # NumPy's nan-forms put a 2-d q's axes first and last over several axes
+    ("nan-order-stats-2d-q", lambda xp, a: tuple(xp.nanquantile(a, xp.asarray([[0.2, 0.5, 0.9], [0.1, 0.3, 0.6]]),
+                                                                axis=ax, keepdims=kd, method="lower")
+                                                 for ax in ((0, 2), (1, 2), ()) for kd in (False, True)),
+     [np.where(r(2, 3, 4) > 2.5, np.nan, r(2, 3, 4))], 1e-12, None),
 ]
 
 

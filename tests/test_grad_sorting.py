@@ -3,6 +3,7 @@ central finite differences (float64), away from ties and kinks."""
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -131,6 +132,16 @@ def test_nan_versions(data):
     check_grad(fn, a, q)
     check_grad(lambda xp, x: xp.nanmedian(x, axis=1, keepdims=True), a)
     check_grad(lambda xp, x: xp.nanpercentile(x, [30.0, 75.0], axis=1, method=method), a)
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_nan_versions_2d_q_over_several_axes(keepdims):
+    """NumPy's nan-forms lay a 2-d q's result over several axes out as
+    (q1, kept..., q0): the cotangent is read back in that layout."""
+    a = np.random.default_rng(3).permutation(24).reshape(2, 3, 4) / 7.0
+    a[0, 0, 1] = np.nan
+    q = np.array([[0.13, 0.52, 0.77], [0.31, 0.45, 0.66]])
+    check_grad(lambda xp, x, p: xp.nanquantile(x, p, axis=(0, 2), keepdims=keepdims), a, q)
 
 
 def test_all_nan_lane_gets_no_gradient():

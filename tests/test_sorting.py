@@ -218,6 +218,22 @@ def test_weighted_quantile(data):
     check(lambda xp, x, ww: xp.percentile(x, 100 * q, axis=axis, method="linear", weights=ww), a, w)  # refused
 
 
+@pytest.mark.parametrize("name", ["nanpercentile", "nanquantile", "percentile"])
+@pytest.mark.parametrize("axis", [(0, 1), (0, 2), (1, 2), (), (0, 1, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_order_statistics_2d_q_over_several_axes(name, axis, keepdims):
+    """NumPy's nan-forms lay a 2-d q's result out as (q1, kept..., q0) when
+    they reduce several axes (and keepdims then fills the 1s in among the
+    last axes): fgraph's shape, its kernels and the dask blocks follow it."""
+    a = np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4)
+    a[0, 0, 0] = np.nan if name.startswith("nan") else 0.0
+    q = np.array([[10.0, 50.0, 90.0], [20.0, 30.0, 40.0]]) / (1 if "percentile" in name else 100)
+    check(lambda xp, x, qq: getattr(xp, name)(x, qq, axis=axis, method="lower", keepdims=keepdims), a, q)
+    # the case hypothesis found: a bool array, q of shape (1, 2)
+    check(lambda xp, x: getattr(xp, name)(x, np.zeros((1, 2), np.float32), axis=axis[:2], method="lower"),
+          np.zeros((1, 1, 1), bool))
+
+
 def test_order_statistics_errors():
     t = fnp.asarray(np.arange(6.0).reshape(2, 3))
     with pytest.raises(fgraph.ShapeError, match=r"(?s)median.*axis 2.*test_sorting\.py"):

@@ -54,6 +54,7 @@ from dask.array.core import elemwise, normalize_chunks
 from ..errors import FgraphError, error_like, format_location
 from ..ops.elementwise import UFUNCS
 from ..ops.indexing import slice_key
+from ..ops.sorting import order_stat_layout
 from ..symbol import Const, Scalar
 from ..types import attr_table, set_attr
 from . import numpy_kernels  # noqa: F401  (the NumPy kernels the blocks run)
@@ -543,7 +544,20 @@ def _order_stat(ctx, node, a, *rest):
     p = node.kwargs
     q = rest[0] if "median" not in node.op else None
     weights = rest[1:] if q is not None else ()
-    return reduce_whole(node, as_dask(a, node.inputs[0]), p["axis"], p["keepdims"], weights, lead=q)
+    a = as_dask(a, node.inputs[0])
+    nd, qn, axis = ndim_of(a), 0 if q is None else ndim_of(q), p["axis"]
+    empty = math.prod(shape_of(a)) == 0
+    layout = order_stat_layout(node.op, nd, axis, qn, p["keepdims"], bool(weights), empty)
+    if layout == order_stat_layout("plain", nd, axis, qn, p["keepdims"]):  # q's axes, then the kept ones
+        return reduce_whole(node, a, axis, p["keepdims"], weights, lead=q)
+    # NumPy's own layout (a nan-form's odd one, or an empty nan-form's without
+    # q's axes): each kept axis of a goes where that layout puts it; q, weights whole
+    lead = 0 if empty and node.op.startswith("nan") else qn
+    keep = [] if axis is None else [j for j in range(nd) if j not in axis]
+    amap = tuple(layout.index(lead + keep.index(j)) if j in keep else None for j in range(nd))
+    args = [a] + ([q] if q is not None else []) + list(weights)
+    maps = [amap] + [(None,) * ndim_of(x) for x in args[1:]]
+    return tiled(Kernel.of(node), node.shape, node.dtype, args, maps)
 
 
 _lower(["sort_complex"], _sort_complex)

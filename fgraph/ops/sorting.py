@@ -12,6 +12,7 @@ under tracing JAX's ``size=`` gives a static length (a lazy stable sort).
 """
 from __future__ import annotations
 
+import functools
 import operator as _operator
 import warnings
 
@@ -204,6 +205,52 @@ def order_stat_call(name, a, q, weights, axis, keepdims, method):
     return fn(a, q, axis=ax, keepdims=keepdims, method=method, **kw)
 
 
+@functools.cache
+def _nan_q_moves_axes() -> bool:
+    """Whether this NumPy's nan-quantiles lay out a 2-d q's result oddly when
+    they reduce several axes (NumPy 2.x): ``_ureduce`` merges the reduced axes
+    into a last one and passes axis=-1, ``apply_along_axis`` puts q's axes
+    last, and ``_nanquantile_ureduce_func`` then moves axes
+    ``[axis + i for i in range(q.ndim)]`` = [-1, 0] (meant for a non-negative
+    axis) to the front: kept + (q0, q1) becomes (q1, kept..., q0)."""
+    r = np.nanquantile(np.zeros((2, 1, 1)), np.zeros((3, 4)), axis=(1, 2))
+    return r.shape == (4, 2, 3)  # the plain forms' layout: (3, 4, 2)
+
+
+def _moveaxis_order(ndim: int, source, destination) -> list:
+    """The axes ``np.moveaxis(x, source, destination)`` takes, in order."""
+    source = [s % ndim for s in source]
+    order = [n for n in range(ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return order
+
+
+def order_stat_layout(name, ndim: int, axis, q_ndim: int, keepdims: bool, weighted=False, empty=False) -> tuple:
+    """NumPy's result layout for an order statistic of an ``ndim``-d array,
+    ``axis`` as the param (None or sorted non-negative axes): one entry per
+    result axis, an index into the plain layout ``q.shape + kept axes`` (the
+    one percentile/quantile use), or None for an axis of length 1 that
+    keepdims put there.  Mirrors ``_ureduce`` (keepdims fills the reduced
+    axes in among the result's *last* len(kept) axes) and, for the nan-forms,
+    ``_nanquantile_ureduce_func`` (see ``_nan_q_moves_axes``); an empty
+    nan-form's result is ``nanmean``'s, without q's axes."""
+    reduced = range(ndim) if axis is None else axis
+    keep = [j for j in range(ndim) if j not in reduced]
+    nan = name.startswith("nan")
+    if nan and empty:
+        q_ndim = 0
+    r = list(range(q_ndim + len(keep)))
+    if (nan and q_ndim >= 2 and axis is not None and len(axis) != 1 and keep and not weighted
+            and _nan_q_moves_axes()):
+        last = r[q_ndim:] + r[:q_ndim]  # apply_along_axis(axis=-1) on (kept..., merged): q's axes last
+        r = [last[k] for k in _moveaxis_order(len(last), [-1 + i for i in range(q_ndim)], range(q_ndim))]
+    if keepdims:
+        head, tail = r[:len(r) - len(keep)], iter(r[len(r) - len(keep):])
+        r = head + [None if j in reduced else next(tail) for j in range(ndim)]
+    return tuple(r)
+
+
 def _stand_in(node, fill):
     """A read-only stand-in of the node's full shape, with no memory behind it."""
     if node.weak:
@@ -232,11 +279,10 @@ def _order_stat_rule(name: str):
         # NumPy's dtype (and its checks of method, weights, dtypes) from one-element probes
         dtype = np.asarray(order_stat_call(name, probe(a), q and probe(q), w and np.ones((1,) * a.ndim, w.dtype),
                                            None, False, method)).dtype
-        if keepdims:
-            shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
-        else:
-            shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
-        return (q.shape if has_q else ()) + shape, dtype
+        plain = (q.shape if has_q else ()) + tuple(d for i, d in enumerate(a.shape) if i not in axes)
+        layout = order_stat_layout(name, a.ndim, None if axis is None else axes, q.ndim if has_q else 0, keepdims,
+                                   weighted)
+        return tuple(1 if k is None else plain[k] for k in layout), dtype
     rule.__doc__ = f"numpy.{name}: reduced shape" + (" after q's shape" if has_q else "") + ", NumPy's dtype."
     return rule
 

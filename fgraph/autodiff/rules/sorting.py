@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy as fnp
-from ...ops.sorting import _ORDER_STATS
+from ...ops.sorting import _ORDER_STATS, order_stat_layout
 from .. import defgrad
 from .indexing import take_along_axis_T
 
@@ -147,6 +147,13 @@ def _order_stat_rule(name: str):
         idx = fnp.argsort(xt, axis=-1)
         bshape = (1,) * lq + rest + (N,)
         idx_b = fnp.reshape(idx, bshape)
+        # g in NumPy's layout (a nan-form's own, for a 2-d q and several axes)
+        # back to q's axes, then the kept ones
+        layout = [k for k in order_stat_layout(name, x.ndim, axis, lq, keepdims, weighted) if k is not None]
+        if layout != sorted(layout):
+            plain = qs + rest
+            g = fnp.transpose(fnp.reshape(g, tuple(plain[k] for k in layout)),
+                              tuple(int(k) for k in np.argsort(layout)))
         ge = fnp.reshape(g, qs + rest)
         if nan:
             n = fnp.reshape(fnp.sum(~fnp.isnan(xt), axis=-1), (1,) * lq + rest)  # NaNs sort last

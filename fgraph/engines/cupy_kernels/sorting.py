@@ -13,7 +13,7 @@ sides of ``partition``/``argpartition``.
 """
 import numpy as np
 
-from ...ops.sorting import _ORDER_STATS
+from ...ops.sorting import _ORDER_STATS, order_stat_layout
 from .support import cupy, dispatch, xp
 
 #: quantile methods CuPy implements
@@ -76,6 +76,13 @@ def _lexsort(*keys, axis):
     return idx
 
 
+def call(fn, a, q, axis, keepdims, method):
+    try:
+        return fn(a, q, axis=axis, keepdims=keepdims, method=method)
+    except TypeError:  # CuPy before 13 calls it interpolation=
+        return fn(a, q, axis=axis, keepdims=keepdims, interpolation=method)
+
+
 def _order_stat(name: str):
     def kernel(a, *rest, axis, keepdims, method=None, weighted=False):
         m = xp()
@@ -84,10 +91,18 @@ def _order_stat(name: str):
         if "median" in name:
             return fn(m.asarray(a), axis=ax, keepdims=keepdims)
         q = rest[0] if type(rest[0]) in (int, float) else m.asarray(rest[0])  # a Python q stays weak
-        try:
-            return fn(m.asarray(a), q, axis=ax, keepdims=keepdims, method=method)
-        except TypeError:  # CuPy before 13 calls it interpolation=
-            return fn(m.asarray(a), q, axis=ax, keepdims=keepdims, interpolation=method)
+        a = m.asarray(a)
+        layout = order_stat_layout(name, a.ndim, axis, np.ndim(q), keepdims, empty=a.size == 0)
+        if layout != order_stat_layout("plain", a.ndim, axis, np.ndim(q), keepdims) and a.size:
+            # NumPy's nan-forms' own layout (see order_stat_layout): the plain
+            # one over the reduced axes merged last (one non-negative axis,
+            # where every form agrees), its axes then moved where NumPy has them
+            keep = [j for j in range(a.ndim) if j not in axis]
+            merged = m.moveaxis(a, keep, range(len(keep))).reshape(tuple(a.shape[j] for j in keep) + (-1,))
+            r = call(fn, merged, q, len(keep), False, method)
+            order = [k for k in layout if k is not None]
+            return r.transpose(order).reshape(tuple(1 if k is None else r.shape[k] for k in layout))
+        return call(fn, a, q, ax, keepdims, method)
     kernel.__name__ = f"cupy_{name}"
     return kernel
 
