@@ -25,7 +25,8 @@ from hypothesis.extra import numpy as hnp  # noqa: E402
 
 import fgraph  # noqa: E402
 import fgraph.numpy as fnp  # noqa: E402
-from dask_oracle import family_cases, namespace, run_case, tolerance  # noqa: E402
+import oracle  # noqa: E402
+from dask_oracle import family_cases, namespace, run_case, tolerance, use_dask  # noqa: E402
 from fgraph.engines import dask_engine, dask_lowering  # noqa: E402
 from fgraph.engines.numpy_kernels import fused as fused_kernels  # noqa: E402
 from oracle import arrays, assert_same  # noqa: E402
@@ -43,6 +44,26 @@ def close(got, want, what=""):
 @pytest.mark.parametrize("module,test,kwargs", family_cases())
 def test_family_oracles_on_dask(monkeypatch, module, test, kwargs):
     run_case(monkeypatch, module, test, kwargs)
+
+
+def test_multi_dot_on_dask_associates_as_numpy_and_a_float32_factor_rounds_as_float32(monkeypatch):
+    """multi_dot's dask lowering takes NumPy's association (its chain
+    order); a float32 factor of a float64 chain keeps float32 rounding (NumPy
+    computes it by sgemm, dask by blocked partial sums: one float32 ulp
+    apart), which the oracle allows by the narrowest input, not by the
+    float64 result's dtype alone."""
+    from numpy.linalg._linalg import _multi_dot_matrix_chain_order
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        dims = rng.integers(1, 5, rng.integers(5, 8))
+        shapes = [(dims[i], dims[i + 1]) for i in range(len(dims) - 1)]
+        want = _multi_dot_matrix_chain_order([np.empty(s) for s in shapes])
+        np.testing.assert_array_equal(np.triu(dask_lowering._chain_order(shapes), 1), np.triu(want, 1))
+    xs = [np.array([[9.774177, 0, 0]], np.float32), np.array([[-3], [0], [0]], np.int32), np.array([[True]]),
+          np.array([[7.62445, 0, 5.312201]], np.float32), np.full((3, 3), 4.75, np.float32)]
+    assert tolerance(np.float64, [x.dtype for x in xs]) == tolerance(np.float32)
+    use_dask(monkeypatch, rounding=True)
+    oracle.check(lambda xp, *x: xp.linalg.multi_dot(list(x)), *xs)
 
 
 # ---------------------------------------------------------------- fused graphs
