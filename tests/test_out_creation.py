@@ -129,6 +129,15 @@ def test_logspace_scalars(start, stop, num, endpoint, base, dtype):
     check_all(built(lambda: fnp.logspace(start, stop, num, endpoint=endpoint, base=base, dtype=dtype)))
 
 
+def test_logspace_power_never_in_place():
+    """With chunks of 2 rows the last chunk here is one element: NumPy's
+    float32 power in place on it takes the scalar loop (5.1857376), not the
+    SIMD one of NumPy's logspace (5.185737)."""
+    check_all(fnp.logspace(np.float32(0), 2, 3, base=2.2772214597711704))
+    check_all(fnp.logspace(np.float32(0), np.float32(2), 3, base=np.float32(2.2772214597711704), axis=0))
+    check_all(fnp.geomspace(np.float32(1), np.float32(7.3), 3, endpoint=False))
+
+
 @given(st.data())
 @settings(max_examples=40)
 def test_logspace_arrays(data):
