@@ -14,7 +14,7 @@ from pyrsistent import pmap
 
 from .errors import DTypeError, FgraphError, ShapeError
 from .operator import Tensor, lift
-from .symbol import Node, error_at, topological
+from .symbol import Node, error_at, pins_of, topological
 from .tree import flatten, unflatten
 
 
@@ -51,7 +51,7 @@ class Graph:
     ``updates``: ``{variable: new_value}`` applied after each evaluation.
     """
 
-    __slots__ = ("outputs", "structure", "inputs", "updates", "attrs", "_hash")
+    __slots__ = ("outputs", "structure", "inputs", "updates", "attrs", "_hash", "_keep")
 
     def __init__(self, outputs=None, inputs=None, updates=None, attrs=None):
         if outputs is None:
@@ -91,6 +91,9 @@ class Graph:
         s(self, "attrs", attrs)
         s(self, "_hash", hash((tuple(n.key for n in outputs), structure, tuple(n.key for n in inputs),
                                tuple((a.key, b.key) for a, b in updates))))
+        # what the graph's nodes are computed from (known values, constants'
+        # data): kept while the graph is, as a lazy array keeps its own
+        s(self, "_keep", tuple([pins_of(n) for n in outputs] + [pins_of(v) for _, v in updates]))
 
     @classmethod
     def from_parts(cls, outputs, structure, inputs, updates, attrs) -> "Graph":

@@ -18,7 +18,7 @@ from . import views as _views
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
 from .eager import settle, small_value
-from .symbol import Const, Node, Scalar, error_at, exact_key, make_node, next_id
+from .symbol import Const, Known, Node, Scalar, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -53,9 +53,30 @@ def literal_node(value) -> Node:
 
 
 def constant_node(array, name: str | None = None) -> Node:
-    """A constant node holding a frozen copy of ``array``."""
+    """A constant node holding a frozen copy of ``array`` (or the array
+    itself when nothing can write it).  A large one's data is owned by a
+    ``Known`` that the node pins until a step computed from it, and then
+    lives only as long as a lazy array needs it (``symbol.Known``)."""
     c = Const(np.asarray(array))
-    return Node("constant", (("value", c),), (), c.array.shape, c.array.dtype, False, name, user_location(2))
+    arr = c.array
+    node = Node("constant", (("value", c),), (), arr.shape, arr.dtype, False, name, user_location(2))
+    if not c.by_content:
+        known = Known(node, arr, _host_engine())
+        object.__setattr__(node, "_pins", known)  # until a step that reads it lets go
+        c.release_to(known, node.where)
+    return node
+
+
+_HOST_ENGINE = None
+
+
+def _host_engine():
+    global _HOST_ENGINE
+    if _HOST_ENGINE is None:
+        from .engines import get_engine  # late: the engines sit above this layer
+
+        _HOST_ENGINE = get_engine("numpy")
+    return _HOST_ENGINE
 
 
 def placeholder_node(shape, dtype, name: str | None = None) -> Node:

@@ -39,10 +39,11 @@ class Const:
     The array is frozen: a copy, unless nothing can write it (read-only with
     no writable base), so nothing the user holds can change a graph after the
     fact.  A small constant compares by content (exact bytes); a large one by
-    identity.
+    identity, and its data may be handed to a ``Known`` (``release_to``):
+    then it lives as long as something that needs it does (see Known).
     """
 
-    __slots__ = ("array", "_key", "_hash")
+    __slots__ = ("_array", "_owner", "_what", "_key", "_hash")
 
     def __init__(self, array: np.ndarray):
         arr = frozen_array(array)
@@ -50,9 +51,29 @@ class Const:
             key = (arr.dtype.str, arr.shape, arr.tobytes())
         else:
             key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()
-        object.__setattr__(self, "array", arr)
+        object.__setattr__(self, "_array", arr)
+        object.__setattr__(self, "_owner", None)
+        object.__setattr__(self, "_what", None)
         object.__setattr__(self, "_key", key)
         object.__setattr__(self, "_hash", hash(key))
+
+    @property
+    def array(self) -> np.ndarray:
+        arr = self._array
+        if arr is not None:
+            return arr
+        owner = self._owner()
+        if owner is None:
+            raise FgraphError(f"the data of the constant {self._what} was released: no lazy array that needs it is "
+                              "alive (keep the array, or a lazy array computed from it, to use it again)")
+        return owner.value
+
+    def release_to(self, known: "Known", where) -> None:
+        """Let ``known`` own the data: the constant keeps it only through it."""
+        object.__setattr__(self, "_what", f"{self._array.dtype}{list(self._array.shape)} made at "
+                                          f"{format_location(where)}")
+        object.__setattr__(self, "_owner", weakref.ref(known))
+        object.__setattr__(self, "_array", None)
 
     @property
     def by_content(self) -> bool:
@@ -69,7 +90,7 @@ class Const:
         return self._hash
 
     def __repr__(self):
-        return f"Const({self.array.dtype}{list(self.array.shape)})"
+        return f"Const({self._key[0]}{list(self._key[1])})"
 
 
 def frozen_array(value) -> np.ndarray:
@@ -216,6 +237,8 @@ class Node:
             ih2.append(i._key2)
         if not inputs:
             concrete = op not in _TRACED_LEAVES
+            if op == "constant" and params[0][1]._array is None:  # a copy of a constant node (replace)
+                pins = params[0][1]._owner()  # pins its data, as the original does
         self.concrete = concrete
         self._known = None
         self._pins = pins
@@ -301,14 +324,36 @@ class Known:
     step's values keeps those alive even after the program dropped the
     arrays that held them, as NumPy would; when the node is evaluated its
     own value replaces its pins.
+
+    A large constant's data is a Known too (``Const.release_to``), so it
+    goes with the last thing that needs it, not with the graph.  ``below``:
+    the constants' data a computed value was made from (its pins that are
+    data), kept with it so ``grad`` can still recompute what lies under a
+    known value while that value is held; the values under it are not kept
+    (the chain of a loop's steps would be).
     """
 
-    __slots__ = ("node", "value", "engine", "__weakref__")
+    __slots__ = ("value", "engine", "data", "below", "__weakref__")
 
     def __init__(self, node: "Node", value, engine):
-        self.node, self.value, self.engine = node, value, engine
+        # (no reference back to the node: a constant's node pins its Known,
+        # and a cycle would wait for the garbage collector to free its data)
+        self.value, self.engine, self.data, self.below = value, engine, node.op == "constant", None
         object.__setattr__(node, "_known", weakref.ref(self))
         object.__setattr__(node, "_pins", None)
+
+
+def data_pins(pins) -> tuple | None:
+    """The constants' data among ``pins`` (a Known or a tuple tree of them)."""
+    found: dict[int, Known] = {}
+    stack = [pins]
+    while stack:
+        p = stack.pop()
+        if type(p) is tuple:
+            stack.extend(p)
+        elif p is not None and p.data:
+            found[id(p)] = p
+    return tuple(found.values()) or None
 
 
 def known_value(node: "Node") -> "Known | None":

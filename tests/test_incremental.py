@@ -326,3 +326,35 @@ def test_threads_evaluating_the_same_step_get_their_own_values():
         got = list(pool.map(work, inputs * 3))
     for a, g in zip(inputs * 3, got):
         np.testing.assert_allclose(g, a @ a.T + 1.0, atol=1e-8)
+
+
+def test_data_fed_every_step_is_released_with_the_values_made_from_it():
+    """A NumPy draw joined to a lazy accumulator each step (Monte Carlo) is
+    not kept by the accumulator's history: it goes once the accumulator's
+    next value is computed, while the graph stays whole."""
+    rng = np.random.default_rng(2)
+    hits = fnp.zeros(())
+    for _ in range(20):
+        x = rng.random(5000)  # NumPy's array: it enters the graph as a constant (a copy)
+        hits = hits + fnp.sum(fnp.asarray(x) < 0.5)
+        float(hits)
+    gc.collect()
+    consts = [n for n in fgraph.symbol.topological([hits.node]) if n.op == "constant" and n.size == 5000]
+    assert len(consts) == 20  # the graph is kept ...
+    alive = [c for c in consts if c.params[0][1]._array is not None or c.params[0][1]._owner() is not None]
+    assert len(alive) <= 1  # ... but only the last draw's data (under the value hits holds)
+    g_x = fnp.asarray(rng.random(5000))
+    loss = (g_x * g_x).sum()
+    float(loss)
+    np.testing.assert_allclose(np.asarray(fgraph.grad(loss, g_x)), 2 * np.asarray(g_x))  # grad after a fetch
+
+
+def test_grad_after_a_fetch_recomputes_through_numpy_data_that_only_the_result_holds():
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(200, 30)), rng.normal(size=200)  # NumPy's arrays, used directly
+    w = fnp.asarray(np.zeros(30))
+    loss = ((X @ w - y) ** 2).mean()
+    float(loss)  # evaluated: X's data is kept under loss's value
+    gc.collect()
+    g = fgraph.grad(loss, w)
+    np.testing.assert_allclose(np.asarray(g), 2 * X.T @ (X @ np.zeros(30) - y) / 200, rtol=1e-12)

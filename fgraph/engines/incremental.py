@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 
 from ..errors import FgraphError, format_location
-from ..symbol import Known, Node, canonical_params, handle_of, known_value
+from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value
 from .program import Program
 
 #: steps with an array of at least this many elements are optimised when the
@@ -260,17 +260,25 @@ def evaluate_step(roots, engine) -> dict:
         # a cached program names the nodes of the step it was built for:
         # run this step's own nodes to name the user's line that failed
         results = interpreted(step, engine, cached=False)(step.values)
+    covered = set()  # constants' data that a kept value now keeps
     for node, value in zip(step.outputs, results):
         value = engine._result(value, node)
         done[id(node)] = value
         holder = handle_of(node)
         if holder is not None:
-            holder._keep = Known(node, value, engine)
-    # The step's nodes no longer pin what they were computed from: the values
-    # worth keeping are kept above.  (One needed again, by a node built on it
+            below = data_pins(node._pins)
+            holder._keep = known = Known(node, value, engine)
+            known.below = below
+            covered.update(id(k) for k in below or ())
+    # The step's nodes, and the constants it read whose data a kept value now
+    # keeps, no longer pin what they were computed from: the values worth
+    # keeping are kept above, with the constants' data under them.  (A node needed again, by a node built on it
     # later, is recomputed from whatever below it is still known.)
     for node in step.order:
         if node._pins is not None:
+            object.__setattr__(node, "_pins", None)
+    for node in step.inputs[:step.arrays]:
+        if node.op == "constant" and id(node._pins) in covered:
             object.__setattr__(node, "_pins", None)
     return done
 
@@ -309,7 +317,7 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
             value = engine._result(kernel(*args, **dict(node.params)), node)
         except Exception:
             return None
-        return Known(node, value, engine)
+        return _known_now(node, value, engine, node.inputs)
     values: dict[int, object] = {}
     order: list[Node] = []
     stack = [(node, False)]
@@ -340,7 +348,19 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
         value = engine._result(values[id(node)], node)
     except Exception:
         return None
-    return Known(node, value, engine)
+    for n in order[:-1]:  # computed on the way: they pin nothing now (as a step's nodes)
+        object.__setattr__(n, "_pins", None)
+    return _known_now(node, value, engine, [i for n in order for i in n.inputs])
+
+
+def _known_now(node: Node, value, engine, inputs) -> Known:
+    """Node's Known, keeping the constants' data under it (as a step's
+    outputs do).  The constants keep pinning their own data: the array made
+    now may be a temporary, and the next op may read them again."""
+    below = data_pins(node._pins)
+    known = Known(node, value, engine)
+    known.below = below
+    return known
 
 
 def given(engine, node: Node):
