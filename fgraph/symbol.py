@@ -154,10 +154,12 @@ def _canonical(v):
     levels deep, so the recursion is shallow."""
     t = type(v)
     if t is tuple:
-        for e in v:  # most params need no change: then the tuple itself (no copy)
+        for k, e in enumerate(v):  # most params need no change: then the tuple itself (no copy)
             te = type(e)
             if te is tuple or te is float or te is complex or (te is int and e == -1):
-                return tuple([_canonical(e) for e in v])
+                c = _canonical(e)
+                if c is not e:
+                    return v[:k] + (c,) + tuple([_canonical(x) for x in v[k + 1:]])
         return v
     if t is int:
         return _MINUS_ONE if v == -1 else v
