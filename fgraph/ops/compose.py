@@ -106,12 +106,41 @@ def record(result: Tensor, x: Node):
 
 
 def replay(recipe: tuple, x: Node, stack, skip: int = 3) -> Tensor:
-    """The nodes of a non-empty ``recipe`` made again on node ``x`` (of the
-    recorded shape, dtype and weak flag), as a lazy array of ``stack``,
-    located at the user's line (``user_location(skip)`` from here: the
-    caller's caller by default)."""
-    nodes = [x]
+    """The nodes of ``recipe`` made again on node ``x`` (of the recorded
+    shape, dtype and weak flag), as a lazy array of ``stack``, located at
+    the user's line (``user_location(skip)`` from here: the caller's caller
+    by default).  An empty recipe gives a new lazy array on ``x`` itself."""
     where = user_location(skip)
+    if len(recipe) == 1:  # the common case (a slice, a reshape): its inputs can only be x
+        op, params, ins, shape, dtype = recipe[0]
+        return Tensor(Node(op, params, (x,) * len(ins), shape, dtype, False, None, where), stack)
+    nodes = [x]
     for op, params, ins, shape, dtype in recipe:
         nodes.append(Node(op, params, tuple([nodes[i] for i in ins]), shape, dtype, False, None, where))
     return Tensor(nodes[-1], stack)
+
+
+_SAME = object()  # the function returned the lazy array it was given
+_REMEMBERED_MAX = 4096  # entries of each table; cleared when full
+
+
+def remembered(table: dict, key, x: Node, stack, given: Tensor | None, build, *args) -> Tensor:
+    """``build(*args)``, a function's result on node ``x``, made again from
+    ``table`` when the same ``key`` (which must fix x's shape, dtype and weak
+    flag and the other arguments) came before: the recipe of what it built
+    above x (:func:`record`), or ``given`` itself when it returned that lazy
+    array.  A result that is neither is not remembered; nor is an
+    unhashable key."""
+    try:
+        recipe = table.get(key)
+    except TypeError:
+        return build(*args)
+    if recipe is not None:
+        return given if recipe is _SAME else replay(recipe, x, stack)
+    result = build(*args)
+    recipe = _SAME if result is given and given is not None else record(result, x)
+    if recipe is not None:
+        if len(table) >= _REMEMBERED_MAX:
+            table.clear()
+        table[key] = recipe
+    return result

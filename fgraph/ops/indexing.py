@@ -20,11 +20,12 @@ import operator as _operator
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, IndexingError, ShapeError, user_location
+from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
 from ..operator import Tensor, apply, constant_node, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, normalize_axis, probe, result_type, size_of
-from ..symbol import Node, error_at, make_node, refuse_out
+from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
+from .compose import remembered
 
 __all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
            "nonzero", "argwhere", "flatnonzero", "extract", "compress"]
@@ -224,13 +225,11 @@ _FULL = slice(None)
 
 
 # ``a[1:-1, 1:-1]``, ``a[i]``: a lazy array indexed by Python ints and slices
-# of Python ints.  The ``slice`` node the general path made for that shape
-# and key (its params and shape: bounds checked, slices normalised) is
-# remembered, and the next such index makes the node at once.
+# of Python ints.  The nodes the general path made for that array's shape,
+# dtype and key (bounds checked, slices normalised) are remembered, and the
+# next such index makes them at once (``compose.remembered``).
 
 _basic: dict = {}
-_BASIC_MAX = 4096
-_SAME = object()  # the key selects all of x: x itself
 
 
 def _basic_key(key):
@@ -264,23 +263,7 @@ def getitem(x, key):
     if k is None:
         return _getitem(x, key)
     node = x.node
-    k = (node.shape, k)
-    hit = _basic.get(k)
-    if hit is not None:
-        if hit is _SAME:
-            return x
-        return Tensor(Node("slice", hit[0], (node,), hit[1], node.dtype, False, None, user_location(2)), x.stack)
-    result = _getitem(x, key)
-    r = result.node
-    if result is x:
-        hit = _SAME
-    elif r.op == "slice" and r.inputs == (node,):
-        hit = (r.params, r.shape)
-    if hit is not None:
-        if len(_basic) >= _BASIC_MAX:
-            _basic.clear()
-        _basic[k] = hit
-    return result
+    return remembered(_basic, (node.shape, node.dtype, node.weak, k), node, x.stack, x, _getitem, x, key)
 
 
 def _getitem(x, key):

@@ -32,12 +32,12 @@ import warnings
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, ShapeError, user_location, user_stacklevel
+from ..errors import DTypeError, FgraphError, ShapeError, user_stacklevel
 from ..operator import Tensor
 from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
-from ..symbol import Node, error_at, make_node, refuse_out
+from ..symbol import error_at, make_node, refuse_out
 from ..types import set_attr
-from .compose import record, replay
+from .compose import remembered
 from .creation import asarray
 
 __all__ = [
@@ -331,12 +331,9 @@ def _order(op: str, order, allowed: str) -> str:
     return order
 
 
-_KNOWN_MAX = 4096  # entries of each of the caches below; cleared when full
-
-#: (input shape, target shape of Python ints) -> the reshape node's (params,
-#: shape), or _SAME for the input itself, as reshape made them before
+#: (input shape, dtype, weak flag, target shape of Python ints) -> what
+#: reshape built (see ``compose.remembered``)
 _reshapes: dict = {}
-_SAME = object()
 
 
 def reshape(a, /, shape, order="C", *, copy=None):
@@ -351,23 +348,7 @@ def reshape(a, /, shape, order="C", *, copy=None):
     elif type(shape) is not int:
         return _reshape(a, shape, order)
     n = a.node
-    key = (n.shape, shape)
-    hit = _reshapes.get(key)
-    if hit is not None:
-        if hit is _SAME:
-            return a
-        return Tensor(Node("reshape", hit[0], (n,), hit[1], n.dtype, False, None, user_location(2)), a.stack)
-    result = _reshape(a, shape, order)
-    r = result.node
-    if result is a:
-        hit = _SAME
-    elif r.op == "reshape" and r.inputs == (n,):
-        hit = (r.params, r.shape)
-    if hit is not None:
-        if len(_reshapes) >= _KNOWN_MAX:
-            _reshapes.clear()
-        _reshapes[key] = hit
-    return result
+    return remembered(_reshapes, (n.shape, n.dtype, n.weak, shape), n, a.stack, a, _reshape, a, shape, order)
 
 
 def _reshape(a, shape, order):
@@ -825,17 +806,7 @@ def roll(a, shift, axis=None):
     must be concrete integers."""
     if type(a) is Tensor and type(shift) is int and (axis is None or type(axis) is int):
         n = a.node
-        key = (n.shape, n.dtype, n.weak, shift, axis)
-        recipe = _rolls.get(key)
-        if recipe is not None:
-            return replay(recipe, n, a.stack) if recipe else a
-        result = _roll(a, shift, axis)
-        recipe = () if result is a else record(result, n)
-        if recipe is not None:
-            if len(_rolls) >= _KNOWN_MAX:
-                _rolls.clear()
-            _rolls[key] = recipe
-        return result
+        return remembered(_rolls, (n.shape, n.dtype, n.weak, shift, axis), n, a.stack, a, _roll, a, shift, axis)
     return _roll(a, shift, axis)
 
 

@@ -49,7 +49,7 @@ from ..operator import Tensor, assign, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
 from ..symbol import Const, Scalar, error_at, make_node
 from .. import stack as _stack
-from .compose import record, replay
+from .compose import remembered
 from .reduction import static_param
 
 __all__: list = []
@@ -597,21 +597,8 @@ class Ufunc:
             # the common case: what an earlier call built above an array of this shape and dtype, built again
             st = stack_of((array,))
             x = _strong(array, st)
-            try:
-                key = (name, st, x.shape, x.dtype, x.weak, axis, type(dtype), dtype, keepdims)
-                recipe = _reduce_recipes.get(key)
-            except TypeError:  # an unhashable dtype argument
-                key = recipe = None
-            if recipe:
-                return replay(recipe, x, st)
-            result = self._reduce(Tensor(x, st), axis, dtype, None, keepdims, initial, where)
-            if key is not None:
-                recipe = record(result, x)
-                if recipe:
-                    if len(_reduce_recipes) >= 4096:
-                        _reduce_recipes.clear()
-                    _reduce_recipes[key] = recipe
-            return result
+            return remembered(_reduce_recipes, (name, st, x.shape, x.dtype, x.weak, axis, type(dtype), dtype, keepdims),
+                              x, st, None, lambda: self._reduce(Tensor(x, st), axis, dtype, None, keepdims, initial, where))
         return self._reduce(array, axis, dtype, out, keepdims, initial, where)
 
     def _reduce(self, array, axis, dtype, out, keepdims, initial, where):
