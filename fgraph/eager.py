@@ -30,11 +30,10 @@ def settle(t, node: Node, claim: bool = False) -> None:
     """Point ``t`` at ``node`` (see ``symbol.hold``): it holds what node's
     value needs, and node is computed at once if it is small (see
     COMPUTE_NOW_ELEMENTS)."""
-    if not node.concrete or node.op in _LEAVES or (node._known is not None and node._known() is not None):
+    if not _open(node):
         hold(t, node, claim)  # fed, a leaf, or known: nothing to compute now or later
         return
-    known = _compute_now(node) if t.stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS \
-        else None
+    known = _compute_now(node) if _small(node, t.stack) else None
     hold(t, node, claim)  # (holds ``known``)
     if known is None:
         _PENDING[id(t)] = weakref.ref(t)
@@ -69,7 +68,7 @@ def pending_arrays(engine: str) -> list:
         elif t.stack.engine == engine:
             del _PENDING[k]
             n = t.node
-            if n.concrete and (n._known is None or n._known() is None):
+            if _open(n):
                 taken.append((t, n))
     return taken
 
@@ -77,20 +76,40 @@ def pending_arrays(engine: str) -> list:
 def small_value(node: Node, stack: _stack.Stack):
     """Node's value computed now if it is small and its inputs are known
     (a ``Known``), else None."""
-    if node.concrete and stack.engine == "numpy" and node.op not in _LEAVES \
-            and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS and (node._known is None or node._known() is None):
-        return _compute_now(node)
-    return None
+    return _compute_now(node) if _open(node) and _small(node, stack) else None
+
+
+def _open(node: Node) -> bool:
+    """Whether node's value is still to compute: no feed below, not a leaf, not known."""
+    return node.concrete and node.op not in _LEAVES and (node._known is None or node._known() is None)
+
+
+def _small(node: Node, stack: _stack.Stack) -> bool:
+    """Whether node is computed when made (the NumPy engine, COMPUTE_NOW_ELEMENTS)."""
+    return stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS
 
 
 def _compute_now(node: Node):
     global _compute
     if _compute is None:
-        from .engines import get_engine  # late: the engines sit above this layer
-        from .engines.incremental import compute_now
+        from .engines.incremental import compute_now  # late: the engines sit above this layer
 
-        engine = get_engine("numpy")
+        engine = host_engine()
         _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
     return _compute(node)
+
+
+_HOST_ENGINE = None
+
+
+def host_engine():
+    """The NumPy engine: what values computed when made, and constants'
+    data, are known on."""
+    global _HOST_ENGINE
+    if _HOST_ENGINE is None:
+        from .engines import get_engine  # late: the engines sit above this layer
+
+        _HOST_ENGINE = get_engine("numpy")
+    return _HOST_ENGINE
 
 

@@ -17,7 +17,7 @@ from . import stack as _stack
 from . import views as _views
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
-from .eager import settle, small_value
+from .eager import host_engine, settle, small_value
 from .symbol import Const, Known, Node, Scalar, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
@@ -61,22 +61,10 @@ def constant_node(array, name: str | None = None) -> Node:
     arr = c.array
     node = Node("constant", (("value", c),), (), arr.shape, arr.dtype, False, name, user_location(2))
     if not c.by_content:
-        known = Known(node, arr, _host_engine())
+        known = Known(node, arr, host_engine())
         object.__setattr__(node, "_pins", known)  # until a step that reads it lets go
         c.release_to(known, node.where)
     return node
-
-
-_HOST_ENGINE = None
-
-
-def _host_engine():
-    global _HOST_ENGINE
-    if _HOST_ENGINE is None:
-        from .engines import get_engine  # late: the engines sit above this layer
-
-        _HOST_ENGINE = get_engine("numpy")
-    return _HOST_ENGINE
 
 
 def placeholder_node(shape, dtype, name: str | None = None) -> Node:

@@ -75,7 +75,7 @@ class Step:
                     if k is not None and k.engine is engine:
                         value = k.value
                     elif op == "constant" or op == "variable":
-                        value = given(engine, node)
+                        value = _data(engine, node)
                     else:
                         value = None
                     if value is not None:
@@ -302,16 +302,10 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
         return None
     args = []
     for i in node.inputs:  # the common case first: every input at hand
-        k = i._known
-        k = k() if k is not None else None
-        if k is not None and k.engine is engine:
-            args.append(k.value)
-        elif i.op == "literal":
-            args.append(i.params[0][1].value)
-        elif i.op == "constant":
-            args.append(i.params[0][1].array)
-        else:
+        value = _at_hand(i, engine)
+        if value is _MISSING:
             break
+        args.append(value)
     else:
         try:
             value = engine._result(kernel(*args, **dict(node.params)), node)
@@ -328,14 +322,9 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
             continue
         if id(n) in values:
             continue
-        k = n._known
-        k = k() if k is not None else None
-        if k is not None and k.engine is engine:
-            values[id(n)] = k.value
-        elif n.op == "literal":
-            values[id(n)] = n.params[0][1].value
-        elif n.op == "constant":
-            values[id(n)] = n.params[0][1].array
+        value = _at_hand(n, engine)
+        if value is not _MISSING:
+            values[id(n)] = value
         elif len(order) + len(stack) >= max_nodes or math.prod(n.shape) > max_elements or n.op not in kernels:
             return None
         else:
@@ -353,6 +342,23 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     return _known_now(node, value, engine, [i for n in order for i in n.inputs])
 
 
+_MISSING = object()
+
+
+def _at_hand(node: Node, engine):
+    """Node's value if it needs no computing (known, a literal, a
+    constant), else _MISSING."""
+    k = node._known
+    k = k() if k is not None else None
+    if k is not None and k.engine is engine:
+        return k.value
+    if node.op == "literal":
+        return node.params[0][1].value
+    if node.op == "constant":
+        return node.params[0][1].array
+    return _MISSING
+
+
 def _known_now(node: Node, value, engine, inputs) -> Known:
     """Node's Known, keeping the constants' data under it (as a step's
     outputs do).  The constants keep pinning their own data: the array made
@@ -363,20 +369,13 @@ def _known_now(node: Node, value, engine, inputs) -> Known:
     return known
 
 
-def given(engine, node: Node):
-    """A node's value when it is an input of a step (known, a large constant,
-    a variable's initial value), else None."""
-    k = node._known
-    k = k() if k is not None else None
-    if k is not None and k.engine is engine:
-        return k.value
-    op = node.op
-    if op == "constant":
-        c = node.params[0][1]
-        return None if c.by_content else engine._input_value(node)
-    if op == "variable":
-        return engine._input_value(node)
-    return None
+def _data(engine, node: Node):
+    """A leaf's value as an input of a step: a large constant's data or a
+    variable's initial value; None for a small constant (the step's
+    structure holds it, compared by content)."""
+    if node.op == "constant" and node.params[0][1].by_content:
+        return None
+    return engine._input_value(node)
 
 
-__all__ = ["Step", "StepProgram", "ProgramCache", "evaluate_step", "compute_now", "known_value", "given"]
+__all__ = ["Step", "StepProgram", "ProgramCache", "evaluate_step", "compute_now", "known_value"]

@@ -20,7 +20,7 @@ from ..eager import pending_arrays
 from ..symbol import error_at, known_value
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
-from .incremental import ProgramCache, evaluate_step, given
+from .incremental import ProgramCache, evaluate_step
 
 #: results of at most this many elements are memoised by structural key too
 SMALL_RESULT = 64
@@ -106,8 +106,6 @@ class ArrayEngine:
                 if n.size <= SMALL_RESULT:
                     self.cache.put(n.key, arr)
         return [self._deliver(values[id(n)], **options) for n in nodes]
-
-    given = given
 
     def _step(self, roots) -> dict:
         if current() is self.device:  # (the host, already current: no context to enter)
