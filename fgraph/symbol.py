@@ -347,6 +347,8 @@ class Known:
 
 def data_pins(pins) -> tuple | None:
     """The constants' data among ``pins`` (a Known or a tuple tree of them)."""
+    if type(pins) is not tuple:  # None or one Known: most pins
+        return (pins,) if pins is not None and pins.data else None
     found: dict[int, Known] = {}
     stack = [pins]
     while stack:
