@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 
 from ..errors import FgraphError, format_location
-from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value
+from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value, next_id
 from .program import Program
 
 #: steps with an array of at least this many elements are optimised when the
@@ -121,18 +121,21 @@ class Step:
 
 class StepProgram:
     """A cached program for one step structure: runs a step's input values
-    (``arrays`` of them: the optimised program takes the array inputs only,
-    its literals built in) to its output values."""
+    to its output values.  ``take``: which of the step's values it reads
+    (None: all; the optimised program takes the arrays and the literals it
+    did not build in), one a slot of ``input_slots``."""
 
-    __slots__ = ("program", "input_slots", "output_slots", "arrays", "lock")
+    __slots__ = ("program", "input_slots", "output_slots", "take", "lock")
 
-    def __init__(self, program: Program, input_slots, output_slots, arrays: bool):
-        self.program, self.input_slots, self.output_slots, self.arrays = program, input_slots, output_slots, arrays
+    def __init__(self, program: Program, input_slots, output_slots, take=None):
+        self.program, self.input_slots, self.output_slots, self.take = program, input_slots, output_slots, take
         self.lock = threading.Lock()  # runs take turns: a multi-output kernel holds its results in the program
 
     def __call__(self, values: list) -> list:
         prog = self.program
         slots = [None] * len(prog.order)
+        if self.take is not None:
+            values = [values[j] for j in self.take]
         for s, v in zip(self.input_slots, values):
             if s is not None:
                 slots[s] = v
@@ -147,19 +150,29 @@ def interpreted(step: Step, engine, cached: bool = True) -> StepProgram:
     inputs, order = _detached(step) if cached else (step.inputs, step.order)
     outs = [order[k] for k in step.output_at]
     prog = Program(outs, engine.kernel_attr, engine.name, known={id(n): None for n in inputs}, order=inputs + order)
-    return StepProgram(prog, list(range(len(inputs))), [prog.slot[id(o)] for o in outs], arrays=False)
+    return StepProgram(prog, list(range(len(inputs))), [prog.slot[id(o)] for o in outs])
 
 
-def _detached(step: Step):
+def _detached(step: Step, lifted=()):
     """The step's inputs and nodes, rebuilt with placeholders for its array
-    inputs: a program kept in the cache must not keep a step's data (a large
-    constant, a known value) alive."""
+    inputs (a program kept in the cache must not keep a step's data, a
+    large constant or a known value, alive) and for the literals numbered
+    in ``lifted`` (weak 0-d placeholders: NEP 50 promotes them as the
+    Python scalars they stand for)."""
     from ..operator import placeholder_node
 
     new: dict[int, Node] = {}
     inputs = []
+    lifted = set(lifted)
     for j, n in enumerate(step.inputs):
-        new[id(n)] = p = placeholder_node(n.shape, n.dtype, name=f"step_input_{j}") if j < step.arrays else n
+        if j < step.arrays:
+            p = placeholder_node(n.shape, n.dtype, name=f"step_input_{j}")
+        elif j in lifted:
+            p = Node("placeholder", (("name", f"step_input_{j}"), ("id", next_id())), (), (), n.dtype, True,
+                     f"step_input_{j}", None)
+        else:
+            p = n
+        new[id(n)] = p
         inputs.append(p)
     order = []
     for n in step.order:
@@ -169,18 +182,39 @@ def _detached(step: Step):
 
 
 def optimised(step: Step, engine) -> StepProgram:
-    """The step as a graph of its own (array inputs as placeholders, this
-    step's literals as they are), optimised and fused."""
+    """The step as a graph of its own, optimised and fused: array inputs
+    and the literals an algebraic rule could use are placeholders, so one
+    program serves every value of a scalar that changes each iteration
+    (``m / (1 - b1 ** t)``); 0 and 1, which rules simplify, are built in
+    (``literal_key`` keeps programs for them apart)."""
     from ..graph import Graph
     from ..optimiser import optimise
 
-    inputs, order = _detached(step)
-    placeholders = inputs[:step.arrays]
+    lifted = [step.arrays + j for j, s in enumerate(step.literals) if not _built_in(s.value)]
+    take = [*range(step.arrays), *lifted]
+    inputs, order = _detached(step, lifted)
+    placeholders = [inputs[j] for j in take]
     graph = optimise(Graph([order[k] for k in step.output_at], inputs=placeholders))
     prog = Program(graph.outputs, engine.kernel_attr, engine.name)
     at = {n.name: k for k, n in prog.leaves.items() if n.op == "placeholder"}
     return StepProgram(prog, [at.get(p.name) for p in placeholders], [prog.slot[id(o)] for o in graph.outputs],
-                       arrays=True)
+                       take=take)
+
+
+def _built_in(value) -> bool:
+    """Whether an optimised program builds this literal in rather than
+    taking it as an input: the values the algebraic rules look for (x * 1,
+    x + 0, x - 0.0...), or every value when user rules may look for others."""
+    from ..optimiser import USER_RULES
+
+    return bool(USER_RULES) or value == 0 or value == 1
+
+
+def literal_key(literals: tuple) -> tuple:
+    """The part of a step's literal values that picks its optimised
+    program: the built-in ones by exact bits, the others only by type
+    (the structure's key has them already)."""
+    return tuple([s if _built_in(s.value) else None for s in literals])
 
 
 class _Entry:
@@ -221,7 +255,7 @@ class ProgramCache:
         self._items.move_to_end(step.key)
         if step.elements < OPTIMISE_MIN_ELEMENTS:
             return entry.interpreted
-        lits = step.literals
+        lits = literal_key(step.literals)
         fast = entry.optimised.get(lits)
         if fast is not None:
             return fast
@@ -255,7 +289,7 @@ def evaluate_step(roots, engine) -> dict:
         return done
     entry = engine.programs.program(step, engine)
     try:
-        results = entry(step.values[:step.arrays] if entry.arrays else step.values)
+        results = entry(step.values)
     except Exception:
         # a cached program names the nodes of the step it was built for:
         # run this step's own nodes to name the user's line that failed
