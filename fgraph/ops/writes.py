@@ -150,6 +150,10 @@ def setitem_node(x: Node, key, value, st) -> Node:
         below = region.inputs[0]
     else:
         below = region
+    if below is not x and below.op == "reshape" and below.inputs[0] is x and region.op == "advanced_index":
+        # a mask of several axes reads x's rows flattened (indexing._flat_mask): write them, reshape back
+        rows = make_node("setitem", [below, v, *idx], (("key", None), ("adv", adv), ("front", front)))
+        return make_node("reshape", [rows], (("shape", x.shape),))
     if below is not x:
         if below.op != "slice" or below.inputs[0] is not x:
             raise error_at(FgraphError, "setitem", f"cannot write through the index {key!r}")
