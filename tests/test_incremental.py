@@ -358,3 +358,124 @@ def test_grad_after_a_fetch_recomputes_through_numpy_data_that_only_the_result_h
     gc.collect()
     g = fgraph.grad(loss, w)
     np.testing.assert_allclose(np.asarray(g), 2 * X.T @ (X @ np.zeros(30) - y) / 200, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- scalars that change, masks, temporaries
+
+LARGE = (200, 200)  # above OPTIMISE_MIN_ELEMENTS: a step seen again is optimised
+
+
+def test_a_scalar_that_changes_every_step_shares_one_optimised_program():
+    """Adam's bias correction divides by 1 - b1**t, a new Python float each
+    step: the optimised program takes it as an input, so it is built once
+    (not once per value) and keeps NEP 50's float32."""
+    engine = fgraph.get_engine("numpy")
+    rng = np.random.default_rng(1)
+    x0 = rng.normal(size=LARGE).astype(np.float32)
+    x, want = fnp.asarray(x0), x0
+    engine.programs.clear()
+    for t in range(1, 12):
+        c = 1 - 0.9 ** t
+        x = x / c * 0.5 + 1.0
+        want = want / c * 0.5 + 1.0
+        got = np.asarray(x)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+    (entry,) = engine.programs._items.values()
+    assert len(entry.optimised) == 1
+
+
+@pytest.mark.parametrize("scalar", [1.0, 0.0, -0.0, 1, True])
+def test_the_scalars_rules_look_for_stay_built_in(scalar):
+    """0 and 1 (x * 1.0, x + 0) pick their own optimised program; other
+    values share one.  Results match NumPy either way."""
+    from fgraph.engines.incremental import literal_key
+    from fgraph.symbol import Scalar
+
+    assert literal_key((Scalar(scalar), Scalar(2.5))) == (Scalar(scalar), None)
+    x0 = np.random.default_rng(2).normal(size=LARGE)
+    x, want = fnp.asarray(x0), x0
+    for _ in range(4):
+        x = x * scalar + 2.5
+        want = want * scalar + 2.5
+        np.testing.assert_array_equal(np.asarray(x), want)
+
+
+@settings(max_examples=60)
+@given(shape=st.lists(st.integers(1, 5), min_size=2, max_size=4), lead=st.integers(2, 4),
+       seed=st.integers(0, 2 ** 32 - 1), frac=st.sampled_from([0.0, 0.3, 1.0]))
+def test_masks_of_several_axes_read_and_write_as_numpy(shape, lead, seed, frac):
+    """x[m], x[m] = v, x[m] *= c and x[m] = f(x[m]) for a mask over x's
+    leading axes (the flat-index gather) against NumPy."""
+    lead = min(lead, len(shape))
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=shape)
+    m = rng.random(shape[:lead]) < frac
+    x, want = fnp.asarray(a.copy()), a.copy()
+    np.testing.assert_array_equal(np.asarray(x[fnp.asarray(m)]), want[m])
+    x[fnp.asarray(m)] *= -2.0
+    want[m] *= -2.0
+    x[m] = 2.0 - x[m]
+    want[m] = 2.0 - want[m]
+    x[fnp.asarray(m)] = 7.0
+    want[m] = 7.0
+    np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_a_mask_of_the_wrong_shape_raises_as_numpy():
+    x = fnp.zeros((3, 4))
+    with pytest.raises(IndexError, match="boolean index"):
+        x[np.ones((3, 3), bool)]
+    with pytest.raises(IndexError, match="boolean index"):
+        x[np.ones((3, 3), bool)] = 1.0
+
+
+def test_the_gradient_flows_through_a_mask_of_several_axes():
+    a = np.arange(12.0).reshape(3, 4)
+    m = (a % 3) == 0
+    w = fnp.asarray(a)
+    g = np.asarray(fgraph.grad((w[m] ** 2).sum(), w))
+    np.testing.assert_array_equal(g, np.where(m, 2 * a, 0.0))
+
+
+def test_a_temporary_is_reused_only_when_nobody_else_holds_it():
+    """The step interpreter writes over a temporary in place; a temporary a
+    view, another array or a later reader still sees keeps its value."""
+    from fgraph.engines import incremental
+
+    rng = np.random.default_rng(3)
+    a0 = rng.normal(size=BIG)
+    a = fnp.asarray(a0)
+    t = a * 2.0  # held: an output of the step, never overwritten
+    v = t.reshape(-1)  # a view of it
+    u = (a + 1.0) * 3.0  # a + 1.0 is a temporary: multiplied in place
+    w = t - 1.0
+    got = [np.asarray(x) for x in (u, w, t, v)]
+    want = [(a0 + 1.0) * 3.0, a0 * 2.0 - 1.0, a0 * 2.0, (a0 * 2.0).reshape(-1)]
+    for g_, w_ in zip(got, want):
+        np.testing.assert_array_equal(g_, w_)
+    # the reuse itself: a writable temporary held only by the run is written over...
+    reused = []
+    run = incremental._reusing(np.negative, lambda x, out: reused.append(1) or np.negative(x, out=out), 0)
+    from fgraph.engines.program import Program
+    from fgraph.symbol import make_node
+
+    p = fnp.placeholder((5,)).node
+    first = make_node("add", [p, p])
+    second = make_node("negative", [first])
+    prog = Program([second], "numpy_kernel", "numpy", known={id(p): None}, order=[p, first, second])
+    at = prog.slot[id(second)]
+    prog.instructions[:] = [(run, *i[1:]) if i[3] == at else i for i in prog.instructions]
+    values = [None] * 3
+    values[prog.slot[id(p)]] = np.arange(5.0)
+    np.testing.assert_array_equal(prog.run(values)[at], -2 * np.arange(5.0))
+    assert reused == [1]
+    # ...and one held elsewhere (here: by this list) is not
+    keep = []
+    run_first = prog.instructions[0][0]
+    prog.instructions[0] = ((lambda *xs, **kw: keep.append(run_first(*xs, **kw)) or keep[-1]),
+                            *prog.instructions[0][1:])
+    values = [None] * 3
+    values[prog.slot[id(p)]] = np.arange(5.0)
+    prog.run(values)
+    assert reused == [1] and np.array_equal(keep[0], 2 * np.arange(5.0))
