@@ -21,8 +21,10 @@ constant subgraph computing such an input (Shape -> Gather -> Concat ->
 Reshape, as PyTorch exports write) is evaluated with fgraph itself; one that
 depends on a graph input's values raises ``FgraphError``.
 
-Opsets 7 to 22 of the default domain are read; ops of other domains
-(``com.microsoft``, ``ai.onnx.ml``) are reported as unknown.
+Opsets 7 to 22 of the default domain are read (a newer opset is refused:
+it may change what an op means); ops of other domains (``com.microsoft``,
+``ai.onnx.ml``) are reported as unknown.  Unreadable bytes (corrupt,
+truncated, another format) raise ``FgraphError`` naming the file.
 """
 from __future__ import annotations
 
@@ -42,6 +44,9 @@ from .ops import OPS, OnnxNode, convert_node, tensor_dtype
 __all__ = ["load", "supported_ops"]
 
 MIN_OPSET = 7
+#: the newest opset whose changes the op table's rules follow (what the docstring
+#: promises); a later opset may change an op's meaning, so it is refused
+MAX_OPSET = 22
 
 
 def _onnx():
@@ -81,8 +86,8 @@ def load(model, batch: int | None = None, shapes: dict | None = None) -> Graph:
         a dict keyed by ONNX output name.
     """
     onnx = _onnx()
-    m = _model(onnx, model)
-    opset = _default_opset(m)
+    m, what = _model(onnx, model)
+    opset = _default_opset(m, what)
     g = m.graph
     if len(g.sparse_initializer):
         raise error_at(FgraphError, "onnx.load", "sparse initializers are not supported")
@@ -121,26 +126,41 @@ def load(model, batch: int | None = None, shapes: dict | None = None) -> Graph:
 
 
 def _model(onnx, model):
+    """The ModelProto, and how errors name where it came from."""
     if isinstance(model, onnx.ModelProto):
-        return model
+        return model, f"model {model.graph.name!r}"
     if isinstance(model, (bytes, bytearray)):
-        return onnx.load_from_string(bytes(model))
-    if isinstance(model, (str, os.PathLike)):
-        try:
-            return onnx.load(os.fspath(model))
-        except OSError as e:
-            raise error_at(FgraphError, "onnx.load", f"cannot read {os.fspath(model)!r}: {e}") from None
-    raise error_at(FgraphError, "onnx.load", f"expected a path, bytes or an onnx.ModelProto, got "
-                                             f"{type(model).__name__}")
+        what = f"the {len(model):,} bytes given"
+        read = lambda: onnx.load_from_string(bytes(model))  # noqa: E731
+    elif isinstance(model, (str, os.PathLike)):
+        what = repr(os.fspath(model))
+        read = lambda: onnx.load(os.fspath(model))  # noqa: E731
+    else:
+        raise error_at(FgraphError, "onnx.load", f"expected a path, bytes or an onnx.ModelProto, got "
+                                                 f"{type(model).__name__}")
+    from google.protobuf.message import DecodeError  # (onnx depends on protobuf)
+
+    try:
+        return read(), what
+    except OSError as e:
+        raise error_at(FgraphError, "onnx.load", f"cannot read {what}: {e}") from None
+    except (DecodeError, ValueError) as e:  # protobuf's parse errors: corrupt, truncated, not ONNX
+        raise error_at(FgraphError, "onnx.load", f"cannot parse {what} as an ONNX model (corrupt, truncated or "
+                                                 f"another format): {e}") from None
 
 
-def _default_opset(m) -> int:
+def _default_opset(m, what: str) -> int:
     versions = [o.version for o in m.opset_import if o.domain in ("", "ai.onnx")]
     if not versions:
-        raise error_at(FgraphError, "onnx.load", "the model imports no opset of the default ONNX domain")
+        raise error_at(FgraphError, "onnx.load", f"{what} imports no opset of the default ONNX domain (is it an "
+                                                 "ONNX model?)")
     if versions[0] < MIN_OPSET:
-        raise error_at(FgraphError, "onnx.load", f"opset {versions[0]} is older than fgraph reads (>= {MIN_OPSET}); "
-                                                 "convert it with onnx.version_converter first")
+        raise error_at(FgraphError, "onnx.load", f"{what}: opset {versions[0]} is older than fgraph reads "
+                                                 f"(>= {MIN_OPSET}); convert it with onnx.version_converter first")
+    if versions[0] > MAX_OPSET:
+        raise error_at(FgraphError, "onnx.load", f"{what}: opset {versions[0]} is newer than fgraph reads (opset "
+                                                 f"{MIN_OPSET} to {MAX_OPSET}); convert it with "
+                                                 f"onnx.version_converter to opset {MAX_OPSET}")
     return versions[0]
 
 

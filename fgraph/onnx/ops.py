@@ -22,6 +22,10 @@ from ..operator import Tensor
 from ..symbol import error_at, topological
 
 OPS: dict[str, Callable] = {}
+#: creation ops (ConstantOfShape, Range) with more elements than this stay
+#: lazy nodes instead of constants folded at load: a 116-byte model asking
+#: for a (10**6, 10**6) fill must load at once and allocate only if it runs
+FOLD_MAX_ELEMENTS = 1 << 16
 
 
 def op(*names: str):
@@ -615,6 +619,8 @@ def constant_of_shape(n):
         value = value.reshape(())
     if any(d < 0 for d in shape):
         raise ShapeError(f"negative dimension in shape {list(shape)}")
+    if math.prod(shape) > FOLD_MAX_ELEMENTS:  # lazy: a tiny model must not allocate a huge array at load
+        return fnp.full(shape, value, dtype=value.dtype)
     # folded: a constant, as an initializer would be (a lazy fill would refill it at every run)
     return fnp.asarray(np.full(shape, value, dtype=value.dtype))
 
@@ -795,7 +801,12 @@ def tile(n):
 def range_(n):
     start, limit, delta = (n.static(k, w) for k, w in enumerate(("start", "limit", "delta")))
     dt = n.input(0).dtype
+    if delta.item() == 0 or not all(math.isfinite(v.item()) for v in (start, limit, delta)):
+        raise ShapeError(f"Range needs finite start, limit and a non-zero delta, got {start.item()}, "
+                         f"{limit.item()}, {delta.item()}")
     count = max(int(math.ceil((limit.item() - start.item()) / delta.item())), 0)
+    if count > FOLD_MAX_ELEMENTS:  # lazy, as ConstantOfShape: the same arithmetic, run only if the graph runs
+        return (fnp.asarray(start) + fnp.asarray(delta) * fnp.arange(count, dtype=dt)).astype(dt)
     return fnp.asarray((start + delta * np.arange(count, dtype=dt)).astype(dt))
 
 
