@@ -22,13 +22,15 @@ Which node gets what memory:
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..memory import (Buffer, Lifetimes, Plan, best_schedule, check_plan, fit_workspaces, inplace_pairs, lifetimes,
                       lower_bound, no_reuse_bytes, plan, plot_plan)
+from ..errors import also, format_location
 from ..shape import c_strides
-from ..symbol import Node, topological
+from ..symbol import Node, error_at, topological
 from ..types import attr_table
 
 LEAVES = frozenset(("constant", "literal", "placeholder", "variable"))
@@ -41,6 +43,11 @@ CHECK = False
 #: the last bits (BLAS sums a smaller product differently); False keeps
 #: every workspace whole, and planned runs bitwise equal to unplanned ones.
 CUT_WORKSPACES = True
+#: the most bytes one run of a compiled graph may need (its arena and its
+#: fresh outputs); None: this machine's physical memory.  A plan beyond it
+#: is refused when the graph is compiled, naming its largest values, instead
+#: of failing in NumPy's allocator (or swapping the machine to a halt)
+MAX_RUN_BYTES: int | None = None
 
 
 @dataclass
@@ -180,6 +187,7 @@ class ArenaPlan:
             workspace_bytes=max((b.nbytes for b in live.workspace.values()), default=0),
             workspace_nodes=len(live.workspace),
             workspace_cut=sum(b.nbytes < wanted(self.order[k])[0] for k, b in live.workspace.items()))
+        _refuse_beyond_memory(self, outputs, alias_of)
 
     def offset(self, k: int) -> int:
         """Byte offset in the arena of the value of ``order[k]`` (a storage node)."""
@@ -188,6 +196,46 @@ class ArenaPlan:
     def workspaces(self) -> dict[int, tuple[int, int]]:
         """step -> (byte offset, bytes) of the workspace of ``order[step]``."""
         return {k: (self.plan.offsets[b.id], b.nbytes) for k, b in self.live.workspace.items()}
+
+
+def memory_limit() -> int | None:
+    """:data:`MAX_RUN_BYTES`, or this machine's physical memory (None where the OS does not say)."""
+    if MAX_RUN_BYTES is not None:
+        return MAX_RUN_BYTES
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not POSIX
+        return None
+
+
+def format_bytes(n: int) -> str:
+    """``3.64 TiB (4,000,000,000,000 B)``: readable, and exact."""
+    size, unit = float(n), "B"
+    for u in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if size < 1024:
+            break
+        size, unit = size / 1024, u
+    return f"{n:,} B" if unit == "B" else f"{size:.2f} {unit} ({n:,} B)"
+
+
+def _refuse_beyond_memory(plan: "ArenaPlan", outputs: Sequence[Node], alias_of) -> None:
+    """Raise (an FgraphError that is also a MemoryError) when one run needs
+    more than :func:`memory_limit`: the arena, allocated at compile time, and
+    the outputs, fresh each run.  Checked before anything is allocated."""
+    limit = memory_limit()
+    fresh = {id(n): n for n in outputs if n.op not in LEAVES and alias_of(n) is None}
+    need = plan.plan.arena_bytes + sum(n.nbytes for n in fresh.values())
+    if limit is None or need <= limit:
+        return
+    values = [n for k, n in enumerate(plan.order) if plan.storage[k]] + list(fresh.values())
+    largest = sorted(values, key=lambda n: n.nbytes, reverse=True)[:3]
+    named = "; ".join(f"{n.op}{f' {n.name!r}' if n.name else ''} {n.shape} {n.dtype}: {format_bytes(n.nbytes)}"
+                      f"{' (an output)' if id(n) in fresh else ''}, made at {format_location(n.where)}"
+                      for n in largest)
+    raise error_at(also(MemoryError), "compile",
+                   f"one run of this graph needs {format_bytes(need)} (arena {format_bytes(plan.plan.arena_bytes)}"
+                   f", fresh outputs {format_bytes(need - plan.plan.arena_bytes)}), more than the "
+                   f"{format_bytes(limit)} this machine has; its largest values: {named}")
 
 
 def _sizes(asked) -> tuple[int, int]:
