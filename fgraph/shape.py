@@ -8,12 +8,13 @@ ValueError/TypeError, which the Symbol layer converts) naming the problem.
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .errors import AxisError, DTypeError, ShapeError
+from .errors import AxisError, DTypeError, ShapeError, format_location, user_location
 from .types import register_op
 
 Shape = tuple
@@ -116,6 +117,22 @@ def as_shape(shape) -> Shape:
     if any(d < 0 for d in out):
         raise ShapeError(f"negative dimensions are not allowed: {out}")
     return out
+
+
+#: the most bytes, and so elements, one array may take: NumPy counts both in an intp (int64 here)
+MAX_BYTES = int(np.iinfo(np.intp).max)
+
+
+def check_size(op: str, shape: Shape, dtype: np.dtype, where=None) -> None:
+    """Refuse a shape whose element count or byte size overflows int64:
+    no array can have it, and sizes computed from it would wrap (a size of
+    -2**63).  ShapeError naming the op, the shape and the user's line."""
+    count = math.prod(shape)
+    nbytes = count * dtype.itemsize
+    if count > MAX_BYTES or nbytes > MAX_BYTES:
+        loc = format_location(where if where is not None else user_location(2))
+        raise ShapeError(f"{op}: shape {shape} of {dtype} is {count:,} elements, {nbytes:,} bytes: more than an "
+                         f"array can hold (at most {MAX_BYTES:,} bytes, an int64)\n  at {loc}")
 
 
 def c_strides(shape: Shape, itemsize: int) -> tuple:

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .errors import AxisError, DTypeError, FgraphError, ShapeError, format_location, user_location
+from .shape import check_size
 from .types import attr_table, is_registered
 
 # Salt for the second half of the 128-bit structural key.
@@ -239,6 +240,8 @@ class Node:
             ih2.append(i._key2)
         if not inputs:
             concrete = op not in _TRACED_LEAVES
+            if op == "placeholder":  # the one leaf whose shape no array vouches for (make_node checks the rest)
+                check_size(op, shape, dtype, where)
             if op == "constant" and params[0][1]._array is None:  # a copy of a constant node (replace)
                 pins = params[0][1]._owner()  # pins its data, as the original does
         self.concrete = concrete
