@@ -10,14 +10,17 @@ import numpy as np
 def held_bytes(arr) -> int:
     """The memory an array really holds: its object and its data, or for a
     view the whole array it keeps alive (a cached 0-d result is ~100 bytes,
-    not 8)."""
+    not 8), down to a buffer that is not an array (``frombuffer``'s bytes)."""
     size = sys.getsizeof(arr)  # a NumPy array that owns its data counts it in
     if not isinstance(arr, np.ndarray):  # a device array: its object and its data
         return size + getattr(arr, "nbytes", 0)
     base = arr
     while not base.flags.owndata and isinstance(base.base, np.ndarray):
         base = base.base
-    return size if base is arr else size + sys.getsizeof(base)
+        size += sys.getsizeof(base)  # each array object on the way is kept alive too
+    if not base.flags.owndata and base.base is not None:  # data in another object (bytes, mmap, a buffer)
+        size += max(sys.getsizeof(base.base), base.nbytes)
+    return size
 
 
 class ResultCache:
@@ -27,6 +30,7 @@ class ResultCache:
         self.max_bytes = max_bytes
         self.nbytes = 0
         self._items: OrderedDict = OrderedDict()
+        self._sizes: dict = {}  # key -> the bytes counted when it was put: eviction subtracts exactly that
         self.hits = 0
         self.misses = 0
 
@@ -62,13 +66,15 @@ class ResultCache:
         if size > self.max_bytes or key in self._items:
             return
         self._items[key] = arr
+        self._sizes[key] = size
         self.nbytes += size
         while self.nbytes > self.max_bytes:
-            _, old = self._items.popitem(last=False)
-            self.nbytes -= held_bytes(old)
+            old, _ = self._items.popitem(last=False)
+            self.nbytes -= self._sizes.pop(old)
 
     def clear(self) -> None:
         self._items.clear()
+        self._sizes.clear()
         self.nbytes = 0
 
     def __len__(self):
