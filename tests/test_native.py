@@ -569,20 +569,25 @@ def test_the_cache_limit_comes_from_the_environment(monkeypatch):
     assert native.cache_limit_bytes() == 256 * 2**20
 
 
+def _libraries(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".so"))
+
+
 @needs_cc
 def test_a_trimmed_kernel_is_built_again(fresh_cache, monkeypatch):
     x, y = np.linspace(-3, 3, 5000), np.linspace(2, -2, 5000)
     want = np.minimum(np.hypot(x * y, x), y)
     assert_same(through_native(UNIQUE, [x, y], x.shape), want)
-    (lib,) = [f for f in os.listdir(fresh_cache / "native") if f.endswith(".so")]
-    assert native.trim_cache(limit=0) > 0 and not os.listdir(fresh_cache / "native")
+    (lib,) = _libraries(fresh_cache / "native")
+    assert native.trim_cache(limit=0) > 0 and not _libraries(fresh_cache / "native")
     native.clear_memory_cache(compiler=False)
     compiles = native.STATS["compiles"]
     assert_same(through_native(UNIQUE, [x, y], x.shape), want)
-    assert native.STATS["compiles"] == compiles + 1 and os.listdir(fresh_cache / "native") == [lib]
+    assert native.STATS["compiles"] == compiles + 1 and _libraries(fresh_cache / "native") == [lib]
     # building trims, sparing what it built: below one library's size, only the new one stays
     monkeypatch.setenv("FGRAPH_NATIVE_CACHE_MB", "0")
     other = (("subtract", (-1, -2), (), np.dtype("float64")), ("arctan2", (0, -1), (), np.dtype("float64")))
     assert_same(through_native(other, [x, y], x.shape), np.arctan2(x - y, x))
-    left = os.listdir(fresh_cache / "native")
+    left = _libraries(fresh_cache / "native")
     assert len(left) == 1 and left != [lib]
+    assert sorted(os.listdir(fresh_cache / "native")) == left + ["manifest.json"]  # the digests: no temporary left

@@ -38,6 +38,14 @@ ops NumPy has no GIL-free loop for.  Layouts: the output is C-contiguous;
 inputs may have any strides (broadcast or not), coalesced per axis like
 NumPy's iterator; unaligned inputs fall back.
 
+Disk cache (:mod:`.kernel_cache`): a library is loaded only from a private
+folder (this user's, 0700, not a symlink), only if it is a private regular
+file whose sha256 matches the manifest fgraph wrote when it built it; a
+planted or damaged library is rebuilt rather than loaded (a damaged one
+would crash the process in ``dlopen``), and a folder someone else could
+write is refused with one warning (kernels are then built in a private
+temporary folder).
+
 Environment: ``FGRAPH_NATIVE=0`` disables native kernels; the cache lives in
 ``$FGRAPH_CACHE_DIR`` (default ``$XDG_CACHE_HOME/fgraph`` or
 ``~/.cache/fgraph``) under ``native/``, holding at most
@@ -62,9 +70,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
+from . import kernel_cache
+
 #: what happened, for tests and the benchmark
 STATS = {"compiles": 0, "disk_loads": 0, "compile_s": 0.0, "runs": 0, "declined": 0, "reruns": 0, "errors": 0,
-         "evicted_bytes": 0}
+         "evicted_bytes": 0, "rejected": 0}  # rejected: cached libraries not loaded (no or another digest)
 #: the last compiler error output or exception text (for debugging)
 LAST_ERROR: list = []
 
@@ -92,7 +102,7 @@ def enabled() -> bool:
     return os.environ.get("FGRAPH_NATIVE", "1") != "0"
 
 
-# ---------------------------------------------------------------- compiler and disk cache
+# ---------------------------------------------------------------- compiler (the disk cache: kernel_cache.py)
 
 BASE_FLAGS = ["-O3", "-fPIC", "-shared", "-fno-math-errno", "-ffp-contract=off", "-fwrapv"]
 #: tried in order: the first set that builds a probe is used (-fopenmp-simd:
@@ -113,62 +123,16 @@ def find_compiler() -> list[str] | None:
     return None
 
 
-def cache_dir() -> str:
-    root = os.environ.get("FGRAPH_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "fgraph")
-    return os.path.join(root, "native")
-
-
-def cache_limit_bytes() -> int:
-    """How large the disk cache may grow (``$FGRAPH_NATIVE_CACHE_MB``, default 256)."""
-    try:
-        return int(float(os.environ.get("FGRAPH_NATIVE_CACHE_MB", "256")) * 2**20)
-    except ValueError:
-        return 256 * 2**20
+cache_dir = kernel_cache.cache_dir
+cache_limit_bytes = kernel_cache.cache_limit_bytes
 
 
 def trim_cache(d: str | None = None, limit: int | None = None, keep=()) -> int:
     """Remove the kernels used least recently until the cache holds at most
-    ``limit`` bytes (then 3/4 of it, so trimming is rare), never those named
-    in ``keep`` (just built); returns the bytes freed.
-
-    A kernel's file time is its last load (:func:`build` touches it).
-    Kernels built together share one library under several names (hard
-    links): its bytes count once and are freed with its last name.  A
-    process that loaded a removed library keeps it mapped; one about to
-    load it builds it again."""
-    d = cache_dir() if d is None else d
-    limit = cache_limit_bytes() if limit is None else limit
-    try:
-        entries = [e for e in os.scandir(d) if e.name.endswith(".so") and e.is_file(follow_symlinks=False)
-                   and e.name[:-3] not in keep]
-    except OSError:
-        return 0
-    stats = []
-    for e in entries:
-        try:
-            stats.append((e.stat(follow_symlinks=False), e.path))
-        except OSError:  # removed meanwhile by another process
-            pass
-    names_left = {}
-    for st, _ in stats:
-        names_left[(st.st_dev, st.st_ino)] = names_left.get((st.st_dev, st.st_ino), 0) + 1
-    size = {(st.st_dev, st.st_ino): st.st_size for st, _ in stats}
-    total = sum(size.values())
-    if total <= limit:
-        return 0
-    target, freed = limit * 3 // 4, 0
-    for st, path in sorted(stats, key=lambda sp: sp[0].st_mtime):
-        if total - freed <= target:
-            break
-        try:
-            os.remove(path)
-        except OSError:
-            continue
-        key = (st.st_dev, st.st_ino)
-        names_left[key] -= 1
-        if not names_left[key]:
-            freed += size[key]
+    ``limit`` bytes (default :func:`cache_limit_bytes`; then 3/4 of it, so
+    trimming is rare), never those named in ``keep`` (just built); returns
+    the bytes freed.  See :func:`kernel_cache.trim`."""
+    freed = kernel_cache.trim(cache_dir() if d is None else d, cache_limit_bytes() if limit is None else limit, keep)
     STATS["evicted_bytes"] += freed
     return freed
 
@@ -211,7 +175,7 @@ def toolchain() -> dict | None:
 
 def _compile(cmd, flags, source, workdir, target) -> bool:
     src = os.path.join(workdir, os.path.basename(target) + ".c")
-    with open(src, "w") as f:
+    with open(os.open(src, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(source)
     try:
         r = subprocess.run(cmd + flags + [src, "-o", target, "-lm"], capture_output=True, text=True, timeout=120)
@@ -233,34 +197,42 @@ def build(sources: list[str]) -> list:
     ``FG_NAME``), or None where that fails.
 
     Each kernel has its own file in the disk cache, named by its symbol: a
-    kernel built before (same source, compiler, flags and CPU) is loaded,
-    the others are compiled together in one compiler run (one library,
-    hard-linked under each name) and published atomically: built under a
-    unique temporary name, then renamed, so concurrent processes never load
-    a partial file."""
+    kernel built before (same source, compiler, flags and CPU) is loaded
+    once :mod:`kernel_cache` has checked its file and digest; the others
+    (missing, damaged, or not built by fgraph) are compiled together in one
+    compiler run (one library, hard-linked under each name) and published
+    atomically."""
     tc = toolchain()
     if tc is None:
         return [None] * len(sources)
     names = [symbol(src, tc) for src in sources]
-    d = cache_dir()
+    d = kernel_cache.open_folder()
     found: dict = {}
     todo: dict = {}
     for src, name in zip(sources, names):
-        path = os.path.join(d, name + ".so")
         if name in found or name in todo:
             continue
-        if os.path.exists(path):
+        if d is not None:
             try:
-                found[name] = ctypes.CDLL(path)
-                STATS["disk_loads"] += 1
-                _touch(path)  # its time is its last use: trimming removes the stalest
-                continue
-            except OSError:
-                pass  # a damaged file (or one just trimmed away): build it again
+                path, why = kernel_cache.verified(d, name)
+            except kernel_cache.Untrusted as e:
+                kernel_cache.distrust(d, str(e))
+                d, path, why = None, None, "untrusted"
+            if path is not None:
+                try:
+                    found[name] = ctypes.CDLL(path)
+                    STATS["disk_loads"] += 1
+                    _touch(path)  # its time is its last use: trimming removes the stalest
+                    continue
+                except OSError:
+                    pass  # trimmed away by another process meanwhile: build it again
+            elif why != "missing":
+                STATS["rejected"] += 1
         todo[name] = src
     if todo:
         found.update(_build_new(tc, todo, d))
-        trim_cache(d, keep=todo)
+        if d is not None:
+            trim_cache(d, keep=todo)
     return [(found[n], n) if n in found else None for n in names]
 
 
@@ -271,33 +243,34 @@ def _touch(path: str) -> None:
         pass
 
 
-def _build_new(tc: dict, todo: dict, d: str) -> dict:
+def _build_new(tc: dict, todo: dict, d: str | None) -> dict:
+    """Compile ``todo`` ({name: source}) into one library, published in the
+    cache folder ``d`` unless it is None (kept nowhere then)."""
     t0 = time.perf_counter()
+    work = None
+    if d is not None:
+        try:
+            work = kernel_cache.new_build_folder(d)
+        except OSError:  # a read-only cache: build privately, keep nothing
+            d = None
+    if work is None:
+        work = kernel_cache.new_build_folder(None)
     try:
-        os.makedirs(d, exist_ok=True)
-        work = tempfile.mkdtemp(prefix=".build-", dir=d)
-        publish = True
-    except OSError:  # no writable cache: build in a private temporary place, keep nothing
-        work, publish = tempfile.mkdtemp(prefix="fgraph-native-"), False
-    try:
-        lib_path = os.path.join(work, "batch.so")
+        lib_path = os.path.join(work, "kernels.so")
         source = "\n".join(src.replace("FG_NAME", name) for name, src in todo.items())
         if not _compile(tc["cmd"], tc["flags"], source, work, lib_path):
             STATS["errors"] += 1
             return {}
         STATS["compiles"] += len(todo)
         STATS["compile_s"] += time.perf_counter() - t0
-        if not publish:
-            lib = ctypes.CDLL(lib_path)  # stays mapped after its file is removed
-            return {name: lib for name in todo}
-        for name in todo:
-            tmp = os.path.join(work, name + ".so")
+        if d is not None:
             try:
-                os.link(lib_path, tmp)
-            except OSError:
-                shutil.copyfile(lib_path, tmp)
-            os.replace(tmp, os.path.join(d, name + ".so"))
-        lib = ctypes.CDLL(os.path.join(d, next(iter(todo)) + ".so"))
+                kernel_cache.publish(d, lib_path, list(todo))
+            except OSError as e:  # a full disk, say: this process still has its kernels
+                LAST_ERROR[:] = [repr(e)]
+        # loaded from the private build folder: exactly the bytes just built,
+        # whatever happens to the published names; it stays mapped once removed
+        lib = ctypes.CDLL(lib_path)
         return {name: lib for name in todo}
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -799,9 +772,11 @@ def kernel(expr: tuple, sig: tuple, wait: bool = True) -> Kernel | None:
 
 
 def clear_memory_cache(compiler: bool = True):
-    """Forget loaded kernels (and the probed compiler); the disk cache stays."""
+    """Forget loaded kernels (and the probed compiler, the manifests read and
+    the cache folders distrusted); the disk cache stays."""
     _kernels.clear()
     _layouts.clear()
+    kernel_cache.forget()
     if compiler:
         with _toolchain_lock:
             _toolchain.clear()
