@@ -43,10 +43,11 @@ CHECK = False
 #: the last bits (BLAS sums a smaller product differently); False keeps
 #: every workspace whole, and planned runs bitwise equal to unplanned ones.
 CUT_WORKSPACES = True
-#: the most bytes one run of a compiled graph may need (its arena and its
-#: fresh outputs); None: this machine's physical memory.  A plan beyond it
-#: is refused when the graph is compiled, naming its largest values, instead
-#: of failing in NumPy's allocator (or swapping the machine to a halt)
+#: the most bytes one run of a graph compiled for the host may need (its
+#: arena and its fresh outputs); None: this machine's physical memory.  A
+#: plan beyond it is refused when the graph is compiled, naming its largest
+#: values, instead of failing in NumPy's allocator (or swapping the machine
+#: to a halt)
 MAX_RUN_BYTES: int | None = None
 
 
@@ -187,7 +188,8 @@ class ArenaPlan:
             workspace_bytes=max((b.nbytes for b in live.workspace.values()), default=0),
             workspace_nodes=len(live.workspace),
             workspace_cut=sum(b.nbytes < wanted(self.order[k])[0] for k, b in live.workspace.items()))
-        _refuse_beyond_memory(self, outputs, alias_of)
+        if workspace_attr in (None, "numpy_workspace"):  # host memory: a device's arena is its device's to refuse
+            _refuse_beyond_memory(self, outputs, alias_of)
 
     def offset(self, k: int) -> int:
         """Byte offset in the arena of the value of ``order[k]`` (a storage node)."""

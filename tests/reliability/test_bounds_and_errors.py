@@ -216,6 +216,19 @@ def test_compiling_a_graph_beyond_the_machines_memory_names_its_largest_values()
     assert peak < 1 << 20
 
 
+def test_the_run_memory_bound_counts_arena_and_fresh_outputs(monkeypatch):
+    import fgraph.engines.arena as arena
+
+    x = fnp.placeholder((512, 512), "float64", name="x")  # 2 MiB values
+    g = fgraph.Graph(outputs=fnp.tanh(x @ x) + 1)
+    need = fgraph.compile(g).memory.arena_bytes + (2 << 20)  # one intermediate in the arena, the output fresh
+    monkeypatch.setattr(arena, "MAX_RUN_BYTES", need)
+    np.testing.assert_allclose(fgraph.compile(g)(x=np.eye(512)), np.tanh(np.eye(512)) + 1)
+    monkeypatch.setattr(arena, "MAX_RUN_BYTES", need - 1)
+    with pytest.raises(MemoryError, match=re.escape(f"needs {arena.format_bytes(need)}") + r".*\(an output\)"):
+        fgraph.compile(g)
+
+
 @pytest.mark.parametrize("shape,dtype", [((2**63,), "int8"), ((2**61,), "float64"), ((2**32, 2**32), "float32")])
 def test_placeholder_whose_size_overflows_int64_is_refused(shape, dtype):
     line = _line_of("fnp.placeholder(shape, dtype)  # the line the error names")
