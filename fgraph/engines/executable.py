@@ -2,22 +2,30 @@
 
 Feeds are checked against their placeholders (name, shape, dtype) before
 anything runs.  Each variable owns one buffer for the life of the
-executable.  An update that may overwrite its variable is written into that
-buffer during the run, after every node that reads the old value and every
-node that can fail on its data; the other updates are copied in after the
-run.  So a failed call leaves the variables as they were, and a training
-step allocates nothing for its state.
+executable, and a step is all-or-nothing: nothing writes a variable's
+buffer while the graph runs.  An update that may overwrite its variable is
+written into a spare buffer of the variable's size (allocated once, at
+compile time); the other updates stay in the arena.  Once every node has
+run, and the results are ready, all the new values are copied into their
+variables in one C-level pass that no Python signal handler can enter.  So
+whatever a run raises (a kernel's error, ``FloatingPointError`` under
+``np.errstate``, ``MemoryError``, ``KeyboardInterrupt`` at any moment),
+either every update lands or none does, and a training step allocates
+nothing for its state.
 """
 from __future__ import annotations
 
+import bisect
+import collections
 import difflib
+import itertools
+import operator
 import threading
-from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, ShapeError, user_location
+from ..errors import DTypeError, FgraphError, ShapeError, also, user_location
 from ..graph import Graph
 from ..symbol import error_at, no_gc
 from .arena import ArenaPlan
@@ -39,12 +47,78 @@ def _unknown_feeds(names: list, placeholders: list, variables, made) -> str:
     return f"unknown feed name(s): {'; '.join(parts)}; this graph's placeholders: {placeholders}"
 
 
+def _commit(targets: list, values: list) -> None:
+    """``target[...] = value`` for every pair, as one C-level loop: no Python
+    bytecode runs between two copies, so no signal handler (Ctrl-C's
+    KeyboardInterrupt included) can stop the commit half-way; a signal that
+    arrives during it is handled once every variable is written."""
+    collections.deque(map(operator.setitem, targets, itertools.repeat(Ellipsis), values), maxlen=0)
+
+
+def _extent(arr) -> tuple[int, int] | None:
+    """The bytes ``[lo, hi)`` that ``arr``'s elements span in its address
+    space (None when its array interface does not say)."""
+    face = getattr(arr, "__array_interface__", None) or getattr(arr, "__cuda_array_interface__", None)
+    if face is None or face.get("data") is None:
+        return None
+    lo = hi = face["data"][0]
+    itemsize = arr.dtype.itemsize
+    if arr.size == 0:
+        return lo, lo
+    strides = face.get("strides") or ()
+    for n, st in zip(arr.shape, strides):
+        if st < 0:
+            lo += st * (n - 1)
+        else:
+            hi += st * (n - 1)
+    if not strides:  # C-contiguous
+        hi += itemsize * (arr.size - 1)
+    return lo, hi + itemsize
+
+
+class Variables(Mapping):
+    """``exe.variables``: read-only views of the variables' buffers, which
+    later steps update in place.  ``copy()`` is ``exe.snapshot()``: a copy
+    of every variable taken between two steps, so consistent while other
+    threads step."""
+
+    __slots__ = ("_views", "_owner")
+
+    def __init__(self, views: dict, owner):
+        self._views, self._owner = views, owner
+
+    def __getitem__(self, name: str):
+        return self._views[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._views)
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+    def copy(self) -> dict:
+        """Every variable's value, copied between two steps (see ``snapshot``)."""
+        return self._owner.snapshot()
+
+    def __repr__(self):
+        return f"Variables({self._views!r})"
+
+
 class Runner:
     """What every compiled graph shares, whatever runs it: ``exe(*feeds,
     **feeds)`` and ``exe.run(steps)``, with feeds checked against their
     placeholders before anything runs.  A subclass sets ``graph``,
-    ``_device`` (for its array module), ``_lock``, ``_placeholders``,
-    ``_feed_order`` and ``_variable_names``, and implements ``_step``."""
+    ``_device`` (for its array module), ``_lock`` (held by every step),
+    ``_placeholders``, ``_feed_order`` and ``_variable_names``, and
+    implements ``_step`` and ``variables``."""
+
+    def snapshot(self) -> dict:
+        """A copy of every variable, ``{name: array}``, taken while no step
+        runs: consistent even while other threads call the executable (a
+        read of ``exe.variables`` then may see one step's update half
+        copied).  The arrays are the caller's: writable, never changed."""
+        with self._lock:
+            return {name: value.copy() for name, value in self.variables.items()}
 
     @property
     def inputs(self) -> list[str]:
@@ -102,10 +176,7 @@ class Runner:
     def _check_feed(self, ph, value, where):
         xp = self._device.xp
         if isinstance(value, (list, tuple, int, float, bool, complex)):
-            arr = np.asarray(value)
-            if arr.dtype != ph.dtype and np.can_cast(arr.dtype, ph.dtype, "same_kind"):
-                arr = arr.astype(ph.dtype)
-            value = arr
+            value = self._converted(ph, value, where)
         if not hasattr(value, "shape") or not hasattr(value, "dtype"):
             raise error_at(DTypeError, "feed", f"placeholder {ph.name!r} was fed a {type(value).__name__}, "
                                                "not an array", where)
@@ -117,8 +188,33 @@ class Runner:
                                                f"got {value.dtype}", where)
         return self._device.asarray(value) if not isinstance(value, xp.ndarray) else value
 
+    @staticmethod
+    def _converted(ph, value, where):
+        """A Python scalar or sequence as NumPy converts it for ``ph``'s dtype
+        (``np.asarray(value, dtype)``): a value out of the dtype's range
+        raises, as NumPy's does, rather than wrapping; a kind the dtype
+        cannot take safely (a float for an integer placeholder) keeps its
+        own dtype, refused by the dtype check that follows."""
+        try:
+            arr = np.asarray(value)
+            # Python ints convert by value into any integer dtype (NEP 50), unsigned ones too; object
+            # is Python ints past int64, which NumPy converts or refuses by the target dtype
+            kinds = arr.dtype.kind + ph.dtype.kind
+            if arr.dtype != ph.dtype and (kinds[0] == "O" or kinds in ("iu", "ui")
+                                          or np.can_cast(arr.dtype, ph.dtype, "same_kind")):
+                arr = np.asarray(value, dtype=ph.dtype)
+        except (OverflowError, ValueError, TypeError) as e:
+            raise error_at(also(type(e)), "feed", f"placeholder {ph.name!r} ({ph.dtype}{list(ph.shape)}) cannot "
+                                                  f"take {_short(value)}: {e}", where) from None
+        return arr
+
     def _step(self, bound: dict):
         raise NotImplementedError
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Executable(Runner):
@@ -137,9 +233,11 @@ class Executable(Runner):
         self._device = engine.device
         self._lock = threading.Lock()  # one arena: calls take turns
         roots = graph.roots()
-        # the variables' buffers: written in place by the run, never replaced
+        # the variables' buffers: written only by a step's commit (or assign), never replaced
         self._buffers: dict[str, Any] = {n.name: self._device.asarray(n.param("value").array).copy()
                                          for n in graph.variables}
+        # name -> where its in-place update is written during a run, copied in at the commit
+        self._spares: dict[str, Any] = {}
         in_place: dict[int, Any] = {}
         with no_gc():
             if plan_memory:
@@ -153,7 +251,9 @@ class Executable(Runner):
                 in_place = self._plan.update_in_place
                 for k, n in enumerate(self._plan.order):
                     if id(n) in in_place:
-                        outs[k] = self._buffers[in_place[id(n)].name]
+                        # not the variable's buffer: a run that fails after this node must leave it unchanged
+                        name = in_place[id(n)].name
+                        self._spares[name] = outs[k] = self._device.xp.empty_like(self._buffers[name])
                 scratch = {k: self._device.view(self._arena, off, (size,), "uint8")
                            for k, (off, size) in self._plan.workspaces().items()}
                 self._program = Program(roots, kernel_attr, engine.name, order=self._plan.order, outs=outs,
@@ -163,12 +263,11 @@ class Executable(Runner):
                 self._program = Program(roots, kernel_attr, engine.name)
         prog = self._program
         self._out_slots = [prog.slot[id(n)] for n in graph.outputs]
-        # updates still to copy after a run (one value may update several variables)
-        self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates
-                              if in_place.get(id(v)) is not var]
+        # every update is copied in at the commit (one value may update several variables)
+        self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates]
         self._placeholders = {n.name: n for n in graph.placeholders}
         self._feed_order = [n.name for n in graph.placeholders]
-        self._state = MappingProxyType({name: self._frozen(buf.view()) for name, buf in self._buffers.items()})
+        self._state = Variables({name: self._frozen(buf.view()) for name, buf in self._buffers.items()}, self)
         # slot -> how to fill it before a run
         self._fill = []
         template = [None] * len(prog.order)
@@ -179,6 +278,11 @@ class Executable(Runner):
                 self._fill.append((k, "state", n.name))
         self._template = template
         self._buffer_ids = {id(b) for b in self._buffers.values()}
+        self._spare_ids = {id(b) for b in self._spares.values()}
+        # the buffers' extents, sorted (they are disjoint): a feed overlapping one is copied before a run
+        spans = sorted(e for e in map(_extent, self._buffers.values()) if e is not None and e[0] < e[1])
+        self._span_starts = [lo for lo, _ in spans]
+        self._span_ends = [hi for _, hi in spans]
         self._variable_names = frozenset(self._buffers)
         # constants' frozen arrays: outputs that alias them are copied
         self._constant_ids = frozenset(id(n.param("value").array) for n in prog.order if n.op == "constant")
@@ -193,7 +297,8 @@ class Executable(Runner):
     @property
     def variables(self) -> Mapping[str, Any]:
         """The variables' current values: read-only views of the state, which
-        later steps update in place (copy one to keep a snapshot)."""
+        later steps update in place (``exe.snapshot()`` or
+        ``exe.variables.copy()`` copies them all between two steps)."""
         return self._state
 
     def assign(self, **values) -> None:
@@ -207,22 +312,36 @@ class Executable(Runner):
             if arr.shape != old.shape or arr.dtype != old.dtype:
                 raise error_at(FgraphError, "assign", f"variable {name!r} is {old.dtype}{list(old.shape)}, "
                                                       f"got {arr.dtype}{list(arr.shape)}")
-            checked.append((old, arr))
+            checked.append((old, arr.copy() if self._overlaps_state(arr) else arr))
         with self._lock:
-            for old, arr in checked:
-                old[...] = arr
+            _commit([old for old, _ in checked], [arr for _, arr in checked])  # all of them or none
 
     # -- internals
+    def _overlaps_state(self, arr) -> bool:
+        """Whether ``arr``'s bytes may overlap a variable's buffer (a view of
+        ``exe.variables``, or memory it shares by any other route)."""
+        span = _extent(arr) if isinstance(arr, self._device.xp.ndarray) else None
+        if span is None or span[0] == span[1]:
+            return False
+        j = bisect.bisect_left(self._span_starts, span[1]) - 1  # the last buffer starting below arr's end
+        return j >= 0 and self._span_ends[j] > span[0]
+
     def _step(self, bound: dict):
         prog = self._program
         values = list(self._template)
         buffers = self._buffers
         persistent = set(self._constant_ids)
-        persistent.update(id(b) for b in buffers.values())
+        persistent.update(self._buffer_ids)
+        persistent.update(self._spare_ids)  # the next run overwrites them
         if self._arena is not None:
             persistent.add(id(self._arena))
         for k, kind, name in self._fill:
-            arr = bound[name] if kind == "feed" else buffers[name]
+            if kind == "feed":
+                arr = bound[name]
+                if self._span_starts and self._overlaps_state(arr):
+                    arr = arr.copy()  # the value at call time, whatever this step's commit writes
+            else:
+                arr = buffers[name]
             values[k] = arr
             persistent.add(id(arr))
         prog.run(values)
@@ -233,16 +352,20 @@ class Executable(Runner):
             if may_alias(arr, persistent):
                 arr = arr.copy()
             outs.append(arr)
-        news = []
+        targets, news = [], []
         for name, slot in self._update_slots:
             arr = self._as_array(values[slot], prog.order[slot])
-            if arr is not buffers[name] and may_alias(arr, self._buffer_ids):
+            buf = buffers[name]
+            if arr is buf:
+                continue
+            if may_alias(arr, self._buffer_ids):
                 arr = arr.copy()  # another variable's old value: writing that one must not change it
-            news.append((buffers[name], arr))
-        for buf, arr in news:
-            if arr is not buf:
-                buf[...] = arr
-        return self.graph.unflatten(outs)
+            targets.append(buf)
+            news.append(arr)
+        results = self.graph.unflatten(outs)
+        # the commit, last: anything raised before it leaves every variable as it was
+        _commit(targets, news)
+        return results
 
     def _as_array(self, value, node):
         xp = self._device.xp

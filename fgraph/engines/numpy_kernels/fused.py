@@ -312,38 +312,54 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None, workspace=
     if isinstance(choice, str):
         return STRATEGIES[choice](c, ins, out, workspace)
     # measure: run each candidate _TRIALS times, interleaved, then keep the
-    # fastest; native candidates join once compiled, leave if that fails
-    timings = _candidates(c, ins, out) if choice is None else choice
-    state = native.status(c.expr, ins, out) if any(s in timings for s in _NATIVE) else "no"
-    if state == "no":
-        for s in _NATIVE:
-            timings.pop(s, None)
-        if not timings:  # native won against every other, then became unavailable
-            timings["blocked"] = []
-    ready = [s for s in timings if state == "ready" or s not in _NATIVE]
-    if not ready:  # only native left, and this call's layout is still compiling
-        return _blocked(c, ins, out, workspace)
-    name = min(ready, key=lambda s: len(timings[s]))
+    # fastest; native candidates join once compiled, leave if that fails.
+    # The timings are shared by every executable (and thread) running this
+    # expression: they are read and changed under _lock only, the trial
+    # itself runs outside it.
+    state = native.status(c.expr, ins, out) if choice is None or any(s in choice for s in _NATIVE) else "no"
     global _trials_running
     with _lock:
-        _trials_running += 1
+        choice = _choice.get(key)
+        if isinstance(choice, str):  # another thread chose meanwhile
+            name = None
+        else:
+            timings = _candidates(c, ins, out) if choice is None else choice
+            _choice[key] = timings
+            if state == "no":
+                for s in _NATIVE:
+                    timings.pop(s, None)
+                if not timings:  # native won against every other, then became unavailable
+                    timings["blocked"] = []
+            ready = [s for s in timings if state == "ready" or s not in _NATIVE]
+            name = min(ready, key=lambda s: len(timings[s])) if ready else "blocked"
+            if ready:
+                _trials_running += 1
+    if name is None:
+        return STRATEGIES[choice](c, ins, out, workspace)
+    if not ready:  # only native left, and this call's layout is still compiling
+        return _blocked(c, ins, out, workspace)
     try:
         t0 = time.perf_counter()
         STRATEGIES[name](c, ins, out, workspace)
-        timings[name].append(time.perf_counter() - t0)
+        took = time.perf_counter() - t0
     finally:
         with _lock:
             _trials_running -= 1
-    # a candidate twice as slow as the best, twice measured (the first call
-    # pays one-time costs), is out: the choice settles in fewer calls
-    best = min(min(v) for v in timings.values() if v)
-    for s in [s for s, v in timings.items() if len(v) >= 2 and min(v) > 2 * best]:
-        del timings[s]
-    if all(len(v) >= _TRIALS for v in timings.values()):
-        _choice[key] = min(timings, key=lambda s: min(timings[s]))
+    with _lock:
+        timings = _choice.get(key)
+        if isinstance(timings, str) or name not in timings:  # chosen, or this one dropped, meanwhile
+            return out
+        timings[name].append(took)
+        # a candidate twice as slow as the best, twice measured (the first call
+        # pays one-time costs), is out: the choice settles in fewer calls
+        best = min(min(v) for v in timings.values() if v)
+        for s in [s for s, v in timings.items() if len(v) >= 2 and min(v) > 2 * best]:
+            del timings[s]
+        settled = all(len(v) >= _TRIALS for v in timings.values())
+        if settled:
+            _choice[key] = min(timings, key=lambda s: min(timings[s]))
+    if settled:
         _release_trial_scratch()
-    else:
-        _choice[key] = timings
     return out
 
 
