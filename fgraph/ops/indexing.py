@@ -353,8 +353,14 @@ def _flat_mask(node, entries):
         return None  # the general path reads it (and names a mismatch)
     rest = node.shape[v.ndim:]
     rows = make_node("reshape", [node], (("shape", (v.size,) + rest),))
-    idx = constant_node(np.flatnonzero(v))
+    idx = constant_node(_frozen(np.flatnonzero(v)))
     return make_node("advanced_index", [rows, idx], (("key", ("a",) + (None,) * len(rest)), ("front", False)))
+
+
+def _frozen(index: np.ndarray) -> np.ndarray:
+    """An index array made here, read-only: a constant takes it without a copy."""
+    index.flags.writeable = False
+    return index
 
 
 def _expand_masks(entries):
@@ -364,7 +370,7 @@ def _expand_masks(entries):
     out = []
     for kind, v in entries:
         if kind == "mask":
-            out.extend(("array", (constant_node(i), m)) for i, m in zip(np.nonzero(v), v.shape))
+            out.extend(("array", (constant_node(_frozen(i)), m)) for i, m in zip(np.nonzero(v), v.shape))
         else:
             out.append((kind, v))
     return out
@@ -653,7 +659,7 @@ def _nonzero(a, size, fill_value, op: str):
             raise error_at(FgraphError, op, "fill_value is used only with size=")
         value = concrete_value(node, st, op, _nonzero_why(op), f"{SIZE_HINT}, or use fgraph.numpy.where(mask, a, b)"
                                                               " to select element-wise")
-        return tuple(Tensor(constant_node(i), st) for i in np.nonzero(value))
+        return tuple(Tensor(constant_node(_frozen(i)), st) for i in np.nonzero(value))
     return _sized_nonzero(node, st, static_size(size, op), fill_value, op)
 
 
@@ -708,7 +714,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
     node = lift(a, st)
     if size is None and fill_value is None:
         value = concrete_value(node, st, "flatnonzero", _nonzero_why("flatnonzero"), SIZE_HINT)
-        return Tensor(constant_node(np.flatnonzero(value)), st)
+        return Tensor(constant_node(_frozen(np.flatnonzero(value))), st)
     return _nonzero(_ns().ravel(Tensor(node, st)), size, fill_value, "flatnonzero")[0]
 
 
