@@ -77,16 +77,12 @@ def _mlp_reference(state: dict, feeds: dict):
     gw2 = h.T @ d
     dz = (d @ w2.T) * (1 - h ** 2)
     grads = {"w1": x.T @ dz, "b1": dz.sum(0), "w2": gw2}
-    new = dict(state)
-    velocities = sorted(k for k in state if k not in grads)  # sgd's momentum buffers, one per parameter
-    assert len(velocities) == 3
-    by_shape = {}
-    for v in velocities:
-        by_shape.setdefault(state[v].shape, []).append(v)
+    new = {}
     for p, g in grads.items():
-        (v,) = by_shape[state[p].shape]
+        v = f"{p}/velocity"  # sgd's momentum buffer of p
         new[v] = 0.9 * state[v] + g
         new[p] = state[p] - 0.1 * new[v]
+    assert sorted(new) == sorted(state)
     return [loss, h], new
 
 
@@ -170,13 +166,16 @@ def test_a_feed_viewing_a_variable_reads_its_value_at_call_time(view):
     np.testing.assert_array_equal(exe.variables["w"], w0 * 3.0)
 
 
-def test_a_variable_fed_whole_as_another_update():
+@pytest.mark.parametrize("how", ["view", "frombuffer"])
+def test_a_variable_fed_whole_as_another_update(how):
     u = fnp.variable(np.arange(4.0), name="u")
     v = fnp.variable(np.full(4, 10.0), name="v")
     x = fnp.placeholder((4,), name="x")
-    # v takes the feed (the old u, viewed); u is written in place
-    exe = _compile(fnp.sum(v), {u: u + 1.0, v: x + 0.0})
-    exe(x=exe.variables["u"])
+    # v takes the feed (the old u); u is written in place, and committed first
+    exe = _compile(fnp.sum(v), {u: u + 1.0, v: x})
+    held = exe.variables["u"]
+    # frombuffer: the same memory, with no .base leading back to u's buffer
+    exe(x=held if how == "view" else np.frombuffer(memoryview(held), held.dtype))
     _assert_state(exe, {"u": np.arange(4.0) + 1, "v": np.arange(4.0)})
 
 
