@@ -358,8 +358,12 @@ def _flat_mask(node, entries):
 
 
 def _frozen(index: np.ndarray) -> np.ndarray:
-    """An index array made here, read-only: a constant takes it without a copy."""
-    index.flags.writeable = False
+    """An index array made here, read-only down to its base (nonzero's are
+    views of one array), so a constant takes it without a copy."""
+    b = index
+    while isinstance(b, np.ndarray):
+        b.flags.writeable = False
+        b = b.base
     return index
 
 
