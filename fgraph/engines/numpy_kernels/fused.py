@@ -316,14 +316,16 @@ def run_fused(*ins, expr, shape, sources=(), out=None, strategy=None, workspace=
     # The timings are shared by every executable (and thread) running this
     # expression: they are read and changed under _lock only, the trial
     # itself runs outside it.
-    state = native.status(c.expr, ins, out) if choice is None or any(s in choice for s in _NATIVE) else "no"
+    fresh = _candidates(c, ins, out) if choice is None else None  # (native.status outside the lock)
+    seen = fresh if choice is None else choice
+    state = native.status(c.expr, ins, out) if any(s in seen for s in _NATIVE) else "no"
     global _trials_running
     with _lock:
         choice = _choice.get(key)
         if isinstance(choice, str):  # another thread chose meanwhile
             name = None
         else:
-            timings = _candidates(c, ins, out) if choice is None else choice
+            timings = fresh if choice is None else choice  # (timings never go back to None)
             _choice[key] = timings
             if state == "no":
                 for s in _NATIVE:
