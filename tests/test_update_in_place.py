@@ -1,6 +1,8 @@
-"""Updates written into their variables' buffers: when the planner does it,
-when it must not, and that results always equal the plain semantics
-(every new value computed from the old state, then all assigned at once)."""
+"""Updates that overwrite their variables (written during the run into a
+spare of the variable's size, copied in once the step has succeeded): when
+the planner does it, when it must not, and that results always equal the
+plain semantics (every new value computed from the old state, then all
+assigned at once).  tests/reliability/test_steps.py has the failures."""
 import tracemalloc
 
 import numpy as np
