@@ -90,11 +90,15 @@ def cache_limit_bytes() -> int:
 # ---------------------------------------------------------------- trust
 
 def _check(st: os.stat_result, what: str) -> None:
-    """Raise :class:`Untrusted` unless ``st`` (an lstat) is this user's and writable by no one else."""
+    """Raise :class:`Untrusted` unless ``st`` (an lstat) is this user's and
+    writable by no one else (without POSIX owners, as on Windows, whose
+    mode bits say nothing of other users, only symlinks are refused)."""
     if stat.S_ISLNK(st.st_mode):
         raise Untrusted(f"{what} is a symbolic link")
-    uid = os.getuid() if hasattr(os, "getuid") else None
-    if uid is not None and st.st_uid != uid:
+    if not hasattr(os, "getuid"):
+        return
+    uid = os.getuid()
+    if st.st_uid != uid:
         raise Untrusted(f"{what} is owned by user id {st.st_uid}, not by this user ({uid})")
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise Untrusted(f"{what} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})")
@@ -123,7 +127,8 @@ def _open_checked(path: str, what: str) -> int | None:
     checks (on the open file, so it cannot be swapped between check and
     read), or None when it does not exist."""
     try:
-        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        # O_NONBLOCK: a FIFO planted under the name must not hang the open
+        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
     except OSError as e:

@@ -268,6 +268,8 @@ def _build_new(tc: dict, todo: dict, d: str | None) -> dict:
                 kernel_cache.publish(d, lib_path, list(todo))
             except OSError as e:  # a full disk, say: this process still has its kernels
                 LAST_ERROR[:] = [repr(e)]
+            except kernel_cache.Untrusted as e:  # its manifest changed hands meanwhile
+                kernel_cache.distrust(d, str(e))
         # loaded from the private build folder: exactly the bytes just built,
         # whatever happens to the published names; it stays mapped once removed
         lib = ctypes.CDLL(lib_path)
