@@ -139,6 +139,7 @@ class Runner:
         result = None
         with self._lock:
             for _ in range(int(steps)):
+                result = None  # the last step's results go before the next step allocates its own
                 result = self._step(bound)
         return result
 

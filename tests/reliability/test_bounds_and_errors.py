@@ -159,8 +159,6 @@ def test_steady_state_attention_call_allocates_its_output_only(optimise):
     assert peak <= kept[0].nbytes + 16 * 1024, f"a call allocated {peak:,} bytes for a {kept[0].nbytes:,}-byte output"
 
 
-@pytest.mark.xfail(strict=True, reason="Runner.run (fgraph/engines/executable.py) keeps the previous step's results "
-                                       "while the next step runs: twice the outputs at the peak")
 def test_steady_state_attention_run_of_steps_allocates_one_output_at_a_time():
     out, feeds = _attention()
     exe = fgraph.compile(fgraph.Graph(outputs=out))
