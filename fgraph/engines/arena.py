@@ -8,8 +8,10 @@ Which node gets what memory:
 - outputs are computed into fresh arrays each run: the caller keeps them,
   so a later run must never overwrite them;
 - variables own one buffer each for the life of the executable; a new
-  value is written into it in place when safe, else kept in the arena
-  until the run ends and then copied in;
+  value is planned to be written over it in place when safe (the
+  executable gives such a node a spare buffer of the variable's size, so
+  a failed run changes nothing), else kept in the arena; either way it is
+  copied in once the whole run has succeeded;
 - every other node writes into its slice of one preallocated arena, through
   its ``<engine>_out_kernel`` (or a copy into place when it has none); an op
   whose attribute ``inplace`` allows it writes over an input that dies there;
@@ -99,7 +101,8 @@ class MemoryReport:
                 f"(ratio {self.ratio:.3f}; {self.ratio_inplace:.3f} counting in-place pairs once), "
                 f"no reuse {self.no_reuse_bytes:,} B; schedule {self.schedule}, "
                 f"offsets by {self.strategy}, {self.inplace} in-place pair(s); "
-                f"{self.updates_in_place} update(s) written into their variables, {self.updates_copied} copied; "
+                f"{self.updates_in_place} update(s) written in place (into a spare of their variable), "
+                f"{self.updates_copied} kept in the arena; "
                 f"workspace of {self.workspace_nodes} node(s) in the arena ({self.workspace_cut} cut to fit), "
                 f"largest {self.workspace_bytes:,} B")
 
@@ -112,11 +115,12 @@ class ArenaPlan:
     allocate their own scratch).
 
     ``updates``: ``(variable node, new value node)`` pairs.  A new value
-    whose op may overwrite the variable (attribute ``inplace``) is written
-    straight into the variable's buffer when that is safe (see
-    :func:`inplace_updates`); the others live in the arena until the end of
-    the run, when the engine copies them into their variables.  Neither
-    allocates per run.
+    whose op may overwrite the variable (attribute ``inplace``) is planned
+    to be written over the variable's buffer when that is safe (see
+    :func:`inplace_updates`; the executable hands it a spare of the
+    variable's size instead, for all-or-nothing steps); the others live in
+    the arena.  The engine copies every new value into its variable once
+    the run has succeeded.  Neither allocates per run.
     """
 
     def __init__(self, outputs: Sequence[Node], updates: Sequence[tuple[Node, Node]] = (),
