@@ -1,4 +1,5 @@
-"""ONNX import: ``fgraph.onnx.load(model) -> fgraph.Graph``.
+"""ONNX import: ``fgraph.onnx.load(model) -> fgraph.Graph``; export:
+``fgraph.onnx.save(graph, path, opset=18)`` (:mod:`fgraph.onnx.export`).
 
     import fgraph, fgraph.onnx
     g = fgraph.onnx.load("resnet50.onnx", batch=8)     # a path, bytes or an onnx.ModelProto
@@ -41,7 +42,7 @@ from ..symbol import error_at
 from . import nn_ops  # noqa: F401  (registers the neural-network ops)
 from .ops import OPS, OnnxNode, convert_node, tensor_dtype
 
-__all__ = ["load", "supported_ops"]
+__all__ = ["load", "save", "supported_ops"]
 
 MIN_OPSET = 7
 #: the newest opset whose changes the op table's rules follow (what the docstring
@@ -56,6 +57,15 @@ def _onnx():
         raise error_at(FgraphError, "onnx.load", "reading ONNX models needs the onnx package: "
                                                  "pip install 'fgraph[onnx]'") from None
     return onnx
+
+
+def save(graph, path=None, opset=None, **options):
+    """Export an fgraph Graph as an ONNX model for inference (see
+    :func:`fgraph.onnx.export.save`): ``save(g, "model.onnx", opset=18)``
+    writes the file and returns the ``onnx.ModelProto``."""
+    from . import export  # imported on first use: it is not needed to read models
+
+    return export.save(graph, path, export.DEFAULT_OPSET if opset is None else opset, **options)
 
 
 def supported_ops() -> list[str]:
