@@ -153,6 +153,12 @@ class Graph:
             return self
         return Graph.from_parts(outs, self.structure, self.inputs, upd, self.attrs)
 
+    def __str__(self):
+        """The listing, one line a node (``fgraph.describe(g)``)."""
+        from .show.listing import graph_listing  # (on top of the layers: loaded when first printed)
+
+        return graph_listing(self)
+
     def __repr__(self):
         return (f"<fgraph.Graph {len(self.outputs)} output(s), {len(self.inputs)} input(s), "
                 f"{len(self.updates)} update(s)>")

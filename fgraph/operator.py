@@ -693,9 +693,17 @@ for _name in ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argm
 del _name, _ufunc
 
 
-def describe(t) -> str:
-    """A lazy array's description without evaluating it (``print(t)`` shows its values)."""
-    return t.describe()
+def describe(t, max_lines: int | None = None, source: bool = False) -> str:
+    """A lazy array's one-line description without evaluating it (``print(t)``
+    shows its values); for an ``fgraph.Graph`` or a compiled executable, its
+    listing, one line a node (``fgraph.show.listing``: ``max_lines`` elides
+    the middle of a long one, ``source`` adds the user's line of each node)."""
+    if isinstance(t, Tensor):
+        return t.describe()
+    # (the listing sits on top of the layers: imported when first asked for, never by this layer's import)
+    from .show.listing import describe as listing
+
+    return listing(t, max_lines=max_lines, source=source)
 
 
 #: ops whose 0-d results NumPy returns as 0-d arrays, not scalars (np.array(5),

@@ -263,21 +263,8 @@ def profile_program(exe, feeds: dict, runs: int = 5, quiet: float = QUIET_CORES,
     best_any = list(best_quiet)
     start, done, calm = time.perf_counter(), 0, 0
     while done < runs or (calm < min(3, runs) and time.perf_counter() - start < budget_s):
-        times = []
-        values = list(exe._template)
-        for k, kind, name in exe._fill:
-            values[k] = feeds[name] if kind == "feed" else exe._buffers[name]
         with CpuLoad() as load:
-            for kernel, ins, params, out, free, target in prog.instructions:
-                t0 = time.perf_counter()
-                if target is None:
-                    values[out] = kernel(*[values[i] for i in ins], **params)
-                else:
-                    kernel(*[values[i] for i in ins], out=target, **params)
-                    values[out] = target
-                times.append(time.perf_counter() - t0)
-                for f in free:
-                    values[f] = None
+            times = exe._timed_run(feeds)  # (exe.profile's loop: no commit, each instruction timed)
         done += 1
         is_calm = load.other_cores is not None and load.other_cores < quiet
         calm += is_calm

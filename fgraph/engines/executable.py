@@ -21,6 +21,7 @@ import difflib
 import itertools
 import operator
 import threading
+import time
 from typing import Any, Iterator, Mapping
 
 import numpy as np
@@ -285,6 +286,8 @@ class Executable(Runner):
         self._span_starts = [lo for lo, _ in spans]
         self._span_ends = [hi for _, hi in spans]
         self._variable_names = frozenset(self._buffers)
+        #: {node: seconds} from the last ``profile()`` (None before one)
+        self.timings = None
         # constants' frozen arrays: outputs that alias them are copied
         self._constant_ids = frozenset(id(n.param("value").array) for n in prog.order if n.op == "constant")
 
@@ -367,6 +370,47 @@ class Executable(Runner):
         # the commit, last: anything raised before it leaves every variable as it was
         _commit(targets, news)
         return results
+
+    # -- profiling
+    def profile(self, *args, runs: int = 5, **feeds) -> dict:
+        """Time each kernel: run the program ``runs`` times with these feeds
+        and return ``{node: seconds}``, each node's best time (also kept as
+        ``exe.timings``; ``fgraph.report`` shows them).  The variables are
+        not updated: the runs stop before the commit."""
+        if int(runs) < 1:
+            raise error_at(FgraphError, "profile", f"runs must be >= 1, got {runs}")
+        bound = self._bind(args, feeds)
+        best = None
+        with self._lock:
+            for _ in range(int(runs)):
+                times = self._timed_run(bound)
+                best = times if best is None else list(map(min, best, times))
+        order, instructions = self._program.order, self._program.instructions
+        self.timings = {order[ins[3]]: t for ins, t in zip(instructions, best)}
+        return dict(self.timings)
+
+    def _timed_run(self, bound: dict) -> list:
+        """One run of the program (no commit), in ``Program.run``'s loop, each
+        instruction timed (seconds, in program order); a device that queues
+        work is synchronised after each kernel, so its time is its own.
+        ``bound``: feeds by placeholder name (the bench's profile uses it too)."""
+        prog, values, sync = self._program, list(self._template), self._device.synchronize
+        for k, kind, name in self._fill:
+            values[k] = bound[name] if kind == "feed" else self._buffers[name]
+        times = []
+        clock = time.perf_counter
+        for kernel, ins, params, out, free, target in prog.instructions:
+            t0 = clock()
+            if target is None:
+                values[out] = kernel(*[values[i] for i in ins], **params)
+            else:
+                kernel(*[values[i] for i in ins], out=target, **params)
+                values[out] = target
+            sync()
+            times.append(clock() - t0)
+            for f in free:
+                values[f] = None
+        return times
 
     def _as_array(self, value, node):
         xp = self._device.xp
