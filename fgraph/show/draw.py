@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from ..errors import FgraphError
-from .listing import LEAF_OPS, leaves_first, literal_text, numbering, param_text, sub_graphs, type_text
+from .listing import LEAF_OPS, holds_graphs, leaves_first, literal_text, numbering, param_text, sub_graphs, type_text
 
 #: at most this many boxes are drawn; past it the middle of the graph is elided
 MAX_BOXES = 300
@@ -255,8 +255,8 @@ class _Drawer:
                 head += " (" + ", ".join(lits) + ")"
             if n.name:
                 head += f" {n.name!r}"
-        params = [f"{k}={param_text(v)}" for k, v in n.params
-                  if n.op not in LEAF_OPS and k not in ("expr", "sources") and not _is_graph(v)]
+        params = [f"{k}={param_text(v)}" for k, v in n.params  # (sub-graphs are drawn as clusters, not named)
+                  if n.op not in LEAF_OPS and k not in ("expr", "sources") and not holds_graphs(v)]
         return "\n".join([head] + ([", ".join(params)] if params else []) + [type_text(n)])
 
     def _fused(self, n, name, box, edges, indent, outputs) -> str:
@@ -297,12 +297,6 @@ class _Drawer:
         got = self.graph(sub, prefix, indent + "  ")
         self.out.append(f"{indent}}}")
         return got
-
-
-def _is_graph(v) -> bool:
-    from ..graph import Graph
-
-    return isinstance(v, Graph)
 
 
 def _peripheries(n, outputs) -> str:

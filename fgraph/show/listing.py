@@ -204,11 +204,25 @@ def expr_lines(expr, inputs: list[str]) -> list[str]:
     return out
 
 
-def sub_graphs(n: Node) -> list[tuple[str, object]]:
-    """(param name, Graph) for each Graph a node holds (while/scan/cond bodies)."""
+def holds_graphs(v) -> bool:
+    """Whether a param value is a sub-graph, or a tuple of them (listed below its node, not inline)."""
     from ..graph import Graph
 
-    return [(k, v) for k, v in n.params if isinstance(v, Graph)]
+    return isinstance(v, Graph) or (isinstance(v, tuple) and bool(v) and all(isinstance(e, Graph) for e in v))
+
+
+def sub_graphs(n: Node) -> list[tuple[str, object]]:
+    """(name, Graph) for each Graph a node holds in its params (a loop's
+    ``body``, a switch's ``branches``: a tuple of them, named ``branches[1]``)."""
+    from ..graph import Graph
+
+    out = []
+    for k, v in n.params:
+        if isinstance(v, Graph):
+            out.append((k, v))
+        elif isinstance(v, tuple) and v and all(isinstance(e, Graph) for e in v):
+            out.extend((f"{k}[{j}]", e) for j, e in enumerate(v))
+    return out
 
 
 def type_text(n: Node) -> str:
@@ -222,7 +236,7 @@ def literal_text(n: Node) -> str:
 
 def params_text(n: Node) -> str:
     hidden = _HIDDEN.get(n.op, ())
-    shown = [f"{k}={param_text(v)}" for k, v in n.params if k not in hidden]
+    shown = [f"{k}={param_text(v)}" for k, v in n.params if k not in hidden and not holds_graphs(v)]
     return f"[{', '.join(shown)}]" if shown else ""
 
 
@@ -234,6 +248,8 @@ def param_text(v) -> str:
         return repr(v)
     if isinstance(v, Graph):
         return f"<graph: {len(v.outputs)} output(s)>"
+    if isinstance(v, tuple) and v and all(isinstance(e, Graph) for e in v):
+        return f"<{len(v)} graphs>"
     if isinstance(v, np.dtype):
         return str(v)
     if isinstance(v, np.ndarray):
