@@ -21,6 +21,7 @@ __all__ = [
     "FgraphError", "ShapeError", "DTypeError", "IndexingError", "AxisError", "Graph", "Tensor", "compile", "jit",
     "make", "optimise", "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
     "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim", "nn", "describe",
+    "while_loop", "fori_loop", "scan", "cond", "switch",
     "draw", "report",
 ]
 
@@ -41,6 +42,11 @@ _LAZY = {
     "autodiff": ("fgraph.autodiff", None),
     "optimiser": ("fgraph.optimiser", None),
     "graph": ("fgraph.graph", None),
+    "while_loop": ("fgraph.control", "while_loop"),
+    "fori_loop": ("fgraph.control", "fori_loop"),
+    "scan": ("fgraph.control", "scan"),
+    "cond": ("fgraph.control", "cond"),
+    "switch": ("fgraph.control", "switch"),
     "draw": ("fgraph.show.draw", "draw"),
     "report": ("fgraph.show.report", "report"),
     "show": ("fgraph.show", None),

@@ -2,7 +2,7 @@
 from importlib import import_module
 
 for _family in ("elementwise", "reduction", "movement", "indexing", "linalg", "sorting", "creation", "nn", "checks",
-                "signal", "writes", "ufunc"):
+                "signal", "writes", "ufunc", "control"):
     try:
         import_module(f"{__name__}.{_family}")
     except ModuleNotFoundError as e:  # a family without rules yet

@@ -36,7 +36,9 @@ cupy           a kernel of its own, written against ``xp()``: fused and
                (cuBLAS products, device scratch); random_uniform (Philox on
                the host, uploaded); erf (a generated ElementwiseKernel);
                fft (``cupy.fft``: cuFFT, to rounding); correlate (xp.correlate
-               / xp.convolve)
+               / xp.convolve); while_loop, scan, switch (the body compiled once
+               with the CuPy kernels, run in a host loop; bodies are checked
+               op by op when the graph is compiled)
 unsupported    eig and eigvals where CuPy has no ``linalg.eig``; per node:
                where= on mean/var/std (and nan- forms), max/min where=
                without initial=, weighted quantiles, quantile methods CuPy
@@ -49,8 +51,8 @@ function fails at compile time, naming the op.
 """
 from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
 from . import (  # noqa: F401
-    checks, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, signal, sorting, ufunc,
-    writes)
+    checks, control, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, signal, sorting,
+    ufunc, writes)
 from .support import COVERAGE, Support, check_graph, refusal, table
 
 __all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]

@@ -118,6 +118,7 @@ def refusal(node, module) -> str | None:
 def check_graph(roots, module) -> None:
     """Raise FgraphError for the first node (fused groups: their inner ops too)
     that cannot run on the CuPy engine."""
+    from ...ops.control import bodies
     from ...symbol import topological
     from .fused import generated
 
@@ -131,6 +132,8 @@ def check_graph(roots, module) -> None:
         if reason:
             raise FgraphError(f"op {n.op!r} is not supported on the cupy engine: {reason} "
                               f"(node made at {format_location(n.where)})")
+        for body in bodies(n):  # a loop's or branch's sub-graph runs with the same kernels (nesting depth only)
+            check_graph(body.outputs, module)
 
 
 def _inner_refusal(op: str, module) -> str | None:

@@ -1,0 +1,123 @@
+"""Gradient rules for the control-flow ops (fgraph/ops/control.py).
+
+- ``scan`` (and ``fori_loop`` with static bounds, a scan): a forward scan
+  that also saves each step's input carry, then a scan in the opposite
+  direction over the saved carries whose body is the body's vector-Jacobian
+  product; the cotangents of the loop's constants are summed in its carry.
+- ``switch`` (and ``cond``): a ``switch`` on the same index over the
+  branches' vector-Jacobian products: the gradient of the branch taken.
+- ``while_loop``: refused, as in JAX: its trip count is not known when the
+  gradient is built, so there is no scan to reverse.
+
+Each result of a loop is its own node, so a rule sees the cotangent of one
+result; a program that uses several results runs one backward loop each
+(linear in the cotangent, so their sum is the gradient).
+"""
+from __future__ import annotations
+
+from ...errors import FgraphError
+from ...operator import Tensor
+from ...symbol import error_at
+from .. import defgrad
+from ..core import differentiable, gradients
+
+
+def _fnp():
+    from ... import numpy as fnp
+
+    return fnp
+
+
+def _dot(outs, cots):
+    """sum(out * cot) over the pairs: the scalar whose gradient is the VJP (None: no pairs)."""
+    fnp = _fnp()
+    total = None
+    for o, c in zip(outs, cots):
+        term = fnp.sum(o * c)
+        total = term if total is None else total + term
+    return total
+
+
+@defgrad("scan")
+def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output):
+    from ...control import inline, scan
+
+    fnp = _fnp()
+    st = out.stack
+    n, k = n_carry, n_xs
+    carries, xs, consts = list(inputs[:n]), list(inputs[n:n + k]), list(inputs[n + k:])
+    fl = [i for i in range(n) if differentiable(carries[i].dtype)]
+    fx = [j for j in range(k) if differentiable(xs[j].dtype)]
+    fc = [j for j in range(len(consts)) if differentiable(consts[j].dtype)]
+    const_nodes = [c.node for c in consts]
+
+    def run_body(c, x):
+        return [Tensor(o, st) for o in inline(body, [t.node for t in c] + [t.node for t in x] + const_nodes)]
+
+    def forward(c, x):  # the body, also saving the carry each step starts from
+        outs = run_body(c, x)
+        return outs[:n], list(c)
+
+    _, saved = scan(forward, carries, xs, length=length, reverse=reverse)
+
+    # the seed: g on the result asked for, zero on the other carries (the ys' rows take g row by row)
+    seed = [g if i == output else fnp.zeros(carries[i].shape, carries[i].dtype) for i in fl]
+    gys = [g] if output >= n else []
+
+    def backward(carry, x):
+        ct, acc = carry
+        c_t, x_t, gy_t = x
+        outs = run_body(c_t, x_t)
+        total = _dot([outs[i] for i in fl] + [outs[output]] * len(gy_t), list(ct) + list(gy_t))
+        wrt = [c_t[i] for i in fl] + [x_t[j] for j in fx] + [consts[j] for j in fc]
+        if total is None or not wrt:
+            grads = [fnp.zeros(w.shape, w.dtype) for w in wrt]
+        else:
+            grads = gradients(total, wrt)
+        gc, gx, gk = grads[:len(fl)], grads[len(fl):len(fl) + len(fx)], grads[len(fl) + len(fx):]
+        return (gc, [a + b for a, b in zip(acc, gk)]), gx
+
+    init = (seed, [fnp.zeros(consts[j].shape, consts[j].dtype) for j in fc])
+    (ct0, acc), gxs = scan(backward, init, (saved, xs, gys), length=length, reverse=not reverse)
+    cot: list = [None] * len(inputs)
+    for i, v in zip(fl, ct0):
+        cot[i] = v
+    for j, v in zip(fx, gxs):
+        cot[n + j] = v
+    for j, v in zip(fc, acc):
+        cot[n + k + j] = v
+    return cot
+
+
+@defgrad("switch")
+def _switch_grad(out, inputs, g, branches, n_operands, splits, output):
+    from ...control import inline, switch
+
+    rest = list(inputs[1:])
+    fr = [i for i in range(len(rest)) if differentiable(rest[i].dtype)]
+    if not fr:
+        return [None] * len(inputs)
+
+    def branch_vjp(b):
+        def vjp(*args):
+            *vals, gg = args
+            at = n_operands + sum(splits[:b])
+            args_b = vals[:n_operands] + vals[at:at + splits[b]]
+            y = Tensor(inline(branches[b], [v.node for v in args_b])[output], gg.stack)
+            return tuple(gradients(_dot([y], [gg]), [vals[i] for i in fr]))
+        return vjp
+
+    res = switch(inputs[0], [branch_vjp(b) for b in range(len(branches))], *rest, g)
+    cot: list = [None] * len(inputs)
+    for i, v in zip(fr, res):
+        cot[1 + i] = v
+    return cot
+
+
+@defgrad("while_loop")
+def _while_grad(out, inputs, g, cond, body, n_carry, n_cond, output):
+    raise error_at(FgraphError, "grad", "while_loop is forward-differentiable only, as in JAX: its trip count is "
+                                        "known only when it runs, so reverse mode has no steps to reverse; use "
+                                        f"fori_loop with Python int bounds, or scan (the loop was made at "
+                                        f"{out.node.where[0]}:{out.node.where[1]})" if out.node.where else
+                   "while_loop is forward-differentiable only, as in JAX; use fori_loop with static bounds or scan")

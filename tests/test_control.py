@@ -1,0 +1,351 @@
+"""Loops and branches inside graphs (fgraph.while_loop, fori_loop, scan, cond,
+switch; issue 17): oracles against the same loops written in NumPy, on
+random trip counts (0 and 1 included), carry shapes and dtypes; eager and
+compiled; nested loops; gradients against finite differences; errors."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import fgraph
+import fgraph.numpy as fnp
+from fgraph.engines.numpy_kernels import control as control_kernels
+
+DTYPES = ["float64", "float32", "int64", "int32"]
+
+
+def _arrays(rng, shape, dtype):
+    a = rng.normal(size=shape) * 3
+    return a.astype(dtype)
+
+
+# ---------------------------------------------------------------- oracles
+
+@settings(max_examples=25)
+@given(length=st.integers(0, 5), shape=st.sampled_from([(), (3,), (2, 3)]), dtype=st.sampled_from(DTYPES),
+       reverse=st.booleans(), seed=st.integers(0, 2**16), compiled=st.booleans())
+def test_scan_matches_a_numpy_loop(length, shape, dtype, reverse, seed, compiled):
+    rng = np.random.default_rng(seed)
+    c0, xs, k = _arrays(rng, shape, dtype), _arrays(rng, (length,) + shape, dtype), _arrays(rng, shape, dtype)
+
+    def step(xp, c, x):
+        c2 = c * 2 - x + k if dtype.startswith("int") else xp.sin(c) * k + x
+        return c2, (c2 + x, x.sum())
+
+    want_c, ys, sums = c0, [None] * length, [None] * length
+    for t in (reversed(range(length)) if reverse else range(length)):
+        want_c, (ys[t], sums[t]) = step(np, want_c, xs[t])
+    want_ys = np.stack(ys) if length else np.zeros((0,) + shape, dtype)
+    if compiled:
+        pc, px = fnp.placeholder(shape, dtype, name="c"), fnp.placeholder((length,) + shape, dtype, name="xs")
+        out = fgraph.scan(lambda c, x: step(fnp, c, x), pc, px, reverse=reverse)
+        got_c, (got_ys, got_sums) = fgraph.compile(fgraph.Graph(out))(c=c0, xs=xs)
+    else:
+        out = fgraph.scan(lambda c, x: step(fnp, c, x), fnp.asarray(c0), fnp.asarray(xs), reverse=reverse)
+        got_c, (got_ys, got_sums) = np.asarray(out[0]), (np.asarray(out[1][0]), np.asarray(out[1][1]))
+    assert got_c.dtype == want_c.dtype and got_ys.dtype == want_ys.dtype
+    np.testing.assert_allclose(got_c, want_c, rtol=1e-6)
+    np.testing.assert_allclose(got_ys, want_ys, rtol=1e-6)
+    assert got_sums.shape == (length,)
+    if length:
+        np.testing.assert_allclose(got_sums, np.stack(sums), rtol=1e-6)
+
+
+@settings(max_examples=25)
+@given(start=st.integers(-3, 12), limit=st.integers(0, 10), dtype=st.sampled_from(["float64", "float32"]),
+       compiled=st.booleans())
+def test_while_loop_with_a_data_dependent_trip_count(start, limit, dtype, compiled):
+    """Trip counts 0, 1 and more, decided by the data when the loop runs."""
+    v0 = np.arange(3, dtype=dtype)
+
+    def body(xp, c):
+        i, v = c
+        return i + 1, v * np.asarray(1.5, dtype) + xp.asarray(i).astype(dtype)
+
+    i, v = start, v0
+    while i < limit:
+        i, v = body(np, (i, v))
+    if compiled:
+        p = fnp.placeholder((), "int64", name="start")
+        out = fgraph.while_loop(lambda c: c[0] < limit, lambda c: body(fnp, c), (p, fnp.asarray(v0)))
+        got_i, got_v = fgraph.compile(fgraph.Graph(out))(start=np.int64(start))
+    else:
+        out = fgraph.while_loop(lambda c: c[0] < limit, lambda c: body(fnp, c), (np.int64(start), fnp.asarray(v0)))
+        got_i, got_v = int(out[0]), np.asarray(out[1])
+    assert got_i == max(start, limit) and got_v.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(got_v, v, rtol=1e-6)
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 0), (0, 1), (2, 7), (5, 3)])
+def test_fori_loop_static_and_dynamic_bounds(lo, hi):
+    x = np.array([0.5, -1.0, 2.0])
+    want = x.copy()
+    for i in range(lo, hi):
+        want = want * 0.9 + i
+    static = fgraph.fori_loop(lo, hi, lambda i, v: v * 0.9 + i, fnp.asarray(x))
+    assert static.node.op == "scan"  # static bounds: a scan (reverse-differentiable)
+    np.testing.assert_allclose(np.asarray(static), want)
+    plo, phi = fnp.placeholder((), "int64", name="lo"), fnp.placeholder((), "int64", name="hi")
+    dynamic = fgraph.fori_loop(plo, phi, lambda i, v: v * 0.9 + i, fnp.asarray(x))
+    assert dynamic.node.op == "while_loop"
+    np.testing.assert_allclose(fgraph.compile(fgraph.Graph(dynamic))(lo=np.int64(lo), hi=np.int64(hi)), want)
+
+
+def test_pytree_carries_keep_their_structure():
+    init = {"h": fnp.zeros(2), "n": (0, [np.float32(1.0)])}
+    out = fgraph.fori_loop(0, 3, lambda i, c: {"h": c["h"] + i, "n": (c["n"][0] + 2, [c["n"][1][0] * 2])}, init)
+    assert set(out) == {"h", "n"} and isinstance(out["n"], tuple) and isinstance(out["n"][1], list)
+    np.testing.assert_array_equal(np.asarray(out["h"]), [3.0, 3.0])
+    assert int(out["n"][0]) == 6 and out["n"][0].dtype == np.int64
+    assert out["n"][1][0].dtype == np.float32 and float(out["n"][1][0]) == 8.0
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_cond_and_switch_pick_the_branch(compiled):
+    a = np.array([1.0, -2.0, 3.0])
+    branches = [lambda x, s: x * s, lambda x, s: x - s, lambda x, s: fnp.sin(x) + s]
+    wants = [a * 2.0, a - 2.0, np.sin(a) + 2.0]
+    for index, want in [(-1, wants[0]), (0, wants[0]), (1, wants[1]), (2, wants[2]), (9, wants[2])]:
+        if compiled:
+            p = fnp.placeholder((), "int64", name="i")
+            got = fgraph.compile(fgraph.Graph(fgraph.switch(p, branches, fnp.asarray(a), 2.0)))(i=np.int64(index))
+        else:
+            got = np.asarray(fgraph.switch(index, branches, fnp.asarray(a), 2.0))
+        np.testing.assert_allclose(got, want)  # the index is clamped, as jax.lax.switch
+    for pred, want in [(True, a * 2), (False, a + 1), (0.0, a + 1), (3, a * 2)]:
+        got = fgraph.cond(pred, lambda x: x * 2, lambda x: x + 1, fnp.asarray(a))
+        np.testing.assert_allclose(np.asarray(got), want)
+    both = fgraph.cond(fnp.asarray(a).sum() > 0, lambda x: (x, x.sum()), lambda x: (-x, x.max()), a)
+    np.testing.assert_allclose(np.asarray(both[0]), a)
+    assert float(both[1]) == a.sum()
+
+
+def test_nested_loops():
+    """A fori_loop inside a scan body inside a while_loop, against plain Python loops."""
+    xs = np.arange(12.0).reshape(4, 3) / 10
+
+    def inner(c, x):
+        return fgraph.fori_loop(0, 3, lambda i, v: v * 0.5 + x * i, c), c.sum()
+
+    def outer(state):
+        k, c = state
+        c, _ = fgraph.scan(inner, c, fnp.asarray(xs))
+        return k + 1, c
+
+    k, c = fgraph.while_loop(lambda s: s[0] < 3, outer, (0, fnp.zeros(3)))
+    want = np.zeros(3)
+    for _ in range(3):
+        for x in xs:
+            for i in range(3):
+                want = want * 0.5 + x * i
+    assert int(k) == 3
+    np.testing.assert_allclose(np.asarray(c), want)
+
+
+def test_a_body_is_compiled_once_not_per_iteration(monkeypatch):
+    made = []
+    real = control_kernels.Body.__init__
+
+    def counting(self, graph, kernel_attr):
+        made.append(graph)
+        real(self, graph, kernel_attr)
+    monkeypatch.setattr(control_kernels.Body, "__init__", counting)
+    p = fnp.placeholder((3,), "float64", name="p")
+    out = fgraph.fori_loop(0, 200, lambda i, v: v * 0.99 + p, fnp.zeros(3))
+    exe = fgraph.compile(fgraph.Graph(out))
+    exe(p=np.ones(3))
+    exe(p=np.ones(3))
+    assert len(made) == 1
+
+
+def test_closed_over_values_become_inputs_and_are_hoisted():
+    """A lazy value the body uses from outside is an input of the loop node,
+    computed once outside; the body graph holds only its own placeholders."""
+    w = fnp.placeholder((3,), "float64", name="w")
+    big = fnp.exp(w) * 2  # loop-invariant: computed outside the loop
+    out = fgraph.fori_loop(0, 4, lambda i, v: v + big * fnp.cos(w), fnp.zeros(3))
+    node = out.node
+    body = node.param("body")
+    # big * cos(w) depends on nothing the loop changes: the whole product is one input
+    assert any(i.op == "multiply" and i.inputs[0] is big.node for i in node.inputs)
+    assert {n.op for n in body.nodes()} == {"placeholder", "add"}  # (the counter's step, 1, is an input too)
+    assert set(body.inputs) == {n for n in body.nodes() if n.op == "placeholder"}
+    wv = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(fgraph.compile(fgraph.Graph(out))(w=wv), 4 * (np.exp(wv) * 2 * np.cos(wv)))
+
+
+# ---------------------------------------------------------------- hashing, optimiser, immutability
+
+def test_bodies_are_part_of_the_structural_key():
+    x = fnp.placeholder((3,), "float64", name="x")
+    a = fgraph.fori_loop(0, 3, lambda i, v: v * 2.0, x)
+    b = fgraph.fori_loop(0, 3, lambda i, v: v * 3.0, x)
+    assert a.node.key != b.node.key
+    g = fgraph.optimise(fgraph.Graph([a, b]))  # CSE must not merge different bodies
+    np.testing.assert_allclose(fgraph.compile(g)(x=np.ones(3)), [np.full(3, 8.0), np.full(3, 27.0)])
+    again = fgraph.Graph([a, a + 1])
+    assert hash(a.node.param("body")) == a.node.param("body").key
+
+
+def test_passes_leave_loops_and_their_bodies_unchanged():
+    x = fnp.placeholder((3,), "float64", name="x")
+    c, ys = fgraph.scan(lambda c, r: (c + r * 1.0, fnp.exp(c) * 2 + 0), x, fnp.ones((4, 3)))
+    g = fgraph.Graph([c, ys])
+    body = c.node.param("body")
+    before = (g.key, body.key, [n.key for n in body.nodes()])
+    opt = fgraph.optimise(g)
+    fgraph.compile(opt)(x=np.zeros(3))
+    fgraph.grad(fnp.sum(c), x)
+    assert before == (g.key, body.key, [n.key for n in body.nodes()])
+    xv = np.zeros(3)
+    want_c, want_ys = xv, []
+    for _ in range(4):
+        want_ys.append(np.exp(want_c) * 2)
+        want_c = want_c + 1
+    got = fgraph.compile(opt)(x=xv)
+    np.testing.assert_allclose(got[0], want_c)
+    np.testing.assert_allclose(got[1], np.stack(want_ys))
+
+
+def test_results_of_one_run_survive_the_next():
+    """A zero-trip loop hands back a copy, never the input's (arena) buffer."""
+    p = fnp.placeholder((3,), "float64", name="p")
+    n = fnp.placeholder((), "int64", name="n")
+    out = fgraph.fori_loop(0, n, lambda i, v: v + 1, p * 2)
+    exe = fgraph.compile(fgraph.Graph([out, p * 3]))
+    first = exe(p=np.ones(3), n=np.int64(0))
+    exe(p=np.full(3, 5.0), n=np.int64(0))
+    np.testing.assert_array_equal(first[0], [2.0, 2.0, 2.0])
+
+
+# ---------------------------------------------------------------- errors
+
+def test_a_carry_that_changes_shape_or_dtype_is_named():
+    with pytest.raises(fgraph.ShapeError, match=r"carry\[1\].*\(3,\) to \(1, 3\).*test_control\.py"):
+        fgraph.scan(lambda c, x: ((c[0], c[1][None]), None), (0.0, fnp.zeros(3)), None, length=2)
+    with pytest.raises(fgraph.DTypeError, match=r"val\['a'\].*float64 to float32.*test_control\.py"):
+        fgraph.while_loop(lambda v: v["a"].sum() < 1, lambda v: {"a": v["a"].astype("float32")}, {"a": fnp.ones(2)})
+    with pytest.raises(fgraph.FgraphError, match="another structure"):
+        fgraph.fori_loop(0, 2, lambda i, v: (v, v), fnp.ones(2))
+    with pytest.raises(fgraph.ShapeError, match=r"branch 1 returns output of shape \(\).*branch 0 of shape \(2,\)"):
+        fgraph.cond(True, lambda x: x.sum(), lambda x: x, fnp.ones(2))
+    with pytest.raises(fgraph.ShapeError, match="leading axes differ"):
+        fgraph.scan(lambda c, x: (c, None), 0.0, (fnp.ones(3), fnp.ones(4)))
+    with pytest.raises(fgraph.ShapeError, match="pred must be a scalar"):
+        fgraph.cond(fnp.ones(2) > 0, lambda: 1.0, lambda: 2.0)
+    with pytest.raises(fgraph.ShapeError, match="cond_fun must return a scalar"):
+        fgraph.while_loop(lambda v: v > 0, lambda v: v - 1, fnp.ones(2))
+    with pytest.raises(fgraph.FgraphError, match="f must return a pair"):
+        fgraph.scan(lambda c, x: c, 0.0, fnp.ones(3))
+
+
+def test_other_engines_refuse_clearly():
+    x = fnp.placeholder((4, 3), "float64", name="x")
+    c, ys = fgraph.scan(lambda c, r: (c + r, c * r), fnp.zeros(3), x)
+    with pytest.raises(fgraph.FgraphError, match=r"(?s)op 'scan'.*dask.*test_control\.py"):
+        fgraph.compile(fgraph.Graph(c), engine="dask")
+    with pytest.raises(fgraph.FgraphError, match=r"micro_batch: scan"):
+        fgraph.compile(fgraph.Graph(ys), micro_batch=2)
+
+
+def test_the_cupy_engine_runs_loops_on_its_device(host):
+    """The CuPy engine's kernels (on the NumPy device, without a GPU)."""
+    x = fnp.placeholder((4, 3), "float64", name="x")
+    c, ys = fgraph.scan(lambda c, r: (c + r, fgraph.cond(r.sum() > 0, lambda a: a, lambda a: -a, c)), fnp.zeros(3), x)
+    xv = np.arange(12.0).reshape(4, 3) - 5
+    got = host.compile(fgraph.Graph([c, ys]))(x=xv)
+    np.testing.assert_allclose(got[0], xv.sum(0))
+    want = np.stack([np.cumsum(xv, 0)[t - 1] * (1 if xv[t].sum() > 0 else -1) if t else np.zeros(3)
+                     for t in range(4)])
+    np.testing.assert_allclose(got[1], want)
+
+
+# ---------------------------------------------------------------- gradients
+
+def _numeric(f, args, k, eps=1e-6):
+    args = [np.array(a, dtype=np.float64) for a in args]
+    g = np.zeros_like(args[k])
+    for idx in np.ndindex(args[k].shape):
+        old = args[k][idx]
+        args[k][idx] = old + eps
+        hi = float(f(*args))
+        args[k][idx] = old - eps
+        lo = float(f(*args))
+        args[k][idx] = old
+        g[idx] = (hi - lo) / (2 * eps)
+    return g
+
+
+def _check_grad(f, *arrays, rtol=1e-5, atol=1e-7):
+    """fgraph.grad of ``f`` (built from fgraph loops) against central differences of ``f`` evaluated by fgraph."""
+    lazy = [fnp.asarray(a) for a in arrays]
+    grads = fgraph.grad(f(*lazy), lazy)
+    for k, g in enumerate(grads):
+        np.testing.assert_allclose(np.asarray(g), _numeric(lambda *a: f(*[fnp.asarray(x) for x in a]), arrays, k),
+                                   rtol=rtol, atol=atol, err_msg=f"d/d(arg {k})")
+
+
+@pytest.mark.parametrize("length, reverse", [(0, False), (1, False), (4, False), (3, True)])
+def test_grad_through_scan_an_rnn(length, reverse):
+    rng = np.random.default_rng(length)
+    W, xs, h0 = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(length, 3)), rng.normal(size=3)
+
+    def f(W, xs, h0):
+        def step(h, x):
+            h2 = fnp.tanh(W @ h + x)
+            return h2, (h2 ** 2).sum()
+        h, ys = fgraph.scan(step, h0, xs, reverse=reverse)
+        return (h * h).sum() + ys.sum() * 0.5
+
+    _check_grad(f, W, xs, h0)
+
+
+def test_grad_through_fori_loop_and_cond():
+    x = np.array([0.3, -0.7])
+    _check_grad(lambda a: fgraph.fori_loop(0, 3, lambda i, v: fnp.sin(v) * a + i, a).sum(), x)
+    _check_grad(lambda a: fgraph.cond(a.sum() > 0, lambda u: (u ** 3).sum(), lambda u: fnp.exp(u).sum(), a), x)
+    _check_grad(lambda a: fgraph.cond(a.sum() < 0, lambda u: (u ** 3).sum(), lambda u: fnp.exp(u).sum(), a), x)
+    # an int carry rides along without a gradient
+    _check_grad(lambda a: fgraph.scan(lambda c, r: ((c[0] + 1, c[1] * r + c[0]), None), (0, a[0]), a)[0][1], x)
+
+
+def test_a_loop_inside_grad_inside_a_loop():
+    """Gradient descent (a fori_loop) on a loss built with a scan."""
+    xs = np.array([[0.5, -1.0], [1.5, 0.2], [-0.3, 0.8]])
+
+    def loss(w):
+        h, _ = fgraph.scan(lambda h, x: (fnp.tanh(h * w + x), None), fnp.zeros(2), fnp.asarray(xs))
+        return (h ** 2).sum()
+
+    w0 = np.array([0.4, -0.2])
+    got = fgraph.fori_loop(0, 3, lambda i, w: w - 0.1 * fgraph.grad(loss(w), w), fnp.asarray(w0))
+
+    def np_loss_grad(w, eps=1e-6):
+        def lf(w):
+            h = np.zeros(2)
+            for x in xs:
+                h = np.tanh(h * w + x)
+            return (h ** 2).sum()
+        return np.array([(lf(w + eps * e) - lf(w - eps * e)) / (2 * eps) for e in np.eye(2)])
+
+    want = w0
+    for _ in range(3):
+        want = want - 0.1 * np_loss_grad(want)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_jvp_through_scan_and_cond():
+    a = np.array([0.5, 2.0])
+    f = lambda u: fgraph.scan(lambda c, r: (c * u + r, None), fnp.zeros(2), fnp.ones((3, 2)))[0]  # noqa: E731
+    out, tangent = fgraph.jvp(f, (fnp.asarray(a),), (fnp.ones(2),))
+    np.testing.assert_allclose(np.asarray(out), a ** 2 + a + 1)
+    np.testing.assert_allclose(np.asarray(tangent), 2 * a + 1)
+    g = lambda u: fgraph.cond(u.sum() > 0, lambda v: v ** 2, lambda v: -v, u)  # noqa: E731
+    _, tangent = fgraph.jvp(g, (fnp.asarray(a),), (fnp.asarray(np.array([1.0, -1.0])),))
+    np.testing.assert_allclose(np.asarray(tangent), 2 * a * [1, -1])
+
+
+def test_while_loop_refuses_reverse_mode():
+    x = fnp.asarray(np.array([1.0, 2.0]))
+    y = fgraph.while_loop(lambda v: v.sum() < 10, lambda v: v * 2, x)
+    with pytest.raises(fgraph.FgraphError, match=r"forward-differentiable only.*fori_loop.*test_control\.py"):
+        fgraph.grad(y.sum(), x)
