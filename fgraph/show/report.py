@@ -14,7 +14,7 @@ import re
 from html import escape
 
 from ..errors import FgraphError
-from .listing import expr_lines, in_place_pairs, leaves_first, numbering, type_text
+from .listing import expr_lines, graph_listing, in_place_pairs, leaves_first, numbering, type_text
 
 #: timings table: this many slowest nodes
 TOP_NODES = 30
@@ -86,7 +86,9 @@ def report_html(x, optimised_from=None, optimiser_report=None, title: str | None
             from ..optimiser import optimise
 
             again, optimiser_report = optimise(optimised_from, report=True)
-            if again.key != exe.graph.key:
+            # compared as listed: the keys also hold the user's lines, and the optimiser's own nodes
+            # (an fma) take the line optimise was called from
+            if graph_listing(again) != graph_listing(exe.graph):
                 note = ("optimising the graph given as optimised_from gives a graph other than the executable's: "
                         "the table below is what optimising it does, not necessarily how this executable was made")
     return _Page(exe, optimiser_report, note, title, max_boxes).html()
@@ -183,7 +185,8 @@ class _Page:
             parts.append(f'<div class="group"><h3>{escape(head)}</h3>{origin}'
                          f"<pre>{escape(chr(10).join(expr_lines(n.param('expr'), ins)))}</pre>"
                          f"<details{' open' if k == first else ''}><summary>generated code</summary>{code}"
-                         "<p class=note>NumPy (the ufunc chain, into reused buffers):</p><pre class=\"code numpy\">{escape(src['numpy'])}</pre>"
+                         "<p class=note>NumPy (the ufunc chain, into reused buffers):</p>"
+                         f"<pre class=\"code numpy\">{escape(src['numpy'])}</pre>"
                          "</details></div>")
         return _section("fusion", "Fusion groups", "".join(parts))
 
