@@ -186,3 +186,22 @@ def test_describe_keeps_the_lazy_array_description_and_refuses_other_things():
     with pytest.raises(fgraph.FgraphError, match="cannot describe a dict"):
         fgraph.describe({})
     assert repr(fgraph.Graph(x)).startswith("<fgraph.Graph")  # repr stays short
+
+
+def test_loops_and_branches_list_their_bodies_once():
+    xs = fnp.placeholder((5, 3), "float32", name="xs")
+
+    def step(c, r):
+        c = fnp.tanh(c + r * 2.0)
+        return c, c.sum()
+
+    c, ys = fgraph.scan(step, fnp.zeros(3, "float32"), xs)
+    out = fgraph.cond(ys.sum() > 0, lambda a: a * 2, lambda a: a - 1, c)
+    g = fgraph.Graph([c, ys, out])
+    text = fgraph.describe(g)
+    assert text.count("body = {") == 1  # the scan's two outputs share one body: listed once
+    assert re.search(r"^ +body = %\d+\.body  # listed above$", text, re.M)
+    assert text.count("branches[0] = {") == 1 and text.count("branches[1] = {") == 1
+    assert "placeholder 'scan_in0'" in text and "tanh" in text
+    top = [line for line in text.splitlines() if re.match(r"^  %\d+ = ", line)]
+    assert len(top) == sum(n.op != "literal" for n in g.nodes())

@@ -194,3 +194,23 @@ def test_an_executable_draws_its_graph():
     assert to_dot(exe) == to_dot(exe.graph)
     exe(**feeds)
     assert np.isfinite(exe.variables["w"]).all()
+
+
+def test_loops_and_branches_draw_their_bodies_as_clusters_once():
+    xs = fnp.placeholder((5, 3), "float32", name="xs")
+
+    def step(c, r):
+        c = fnp.tanh(c + r * 2.0)
+        return c, c.sum()
+
+    c, ys = fgraph.scan(step, fnp.zeros(3, "float32"), xs)
+    out = fgraph.cond(ys.sum() > 0, lambda a: a * 2, lambda a: a - 1, c)
+    g = fgraph.Graph([c, ys, out])
+    dot = to_dot(g, chain=None)
+    names = re.findall(r"subgraph (cluster_\w+) \{", dot)
+    assert len(names) == 3  # the scan's body (shared by its two outputs) and the two branches
+    assert len(re.findall(r'style=dotted, label="body"', dot)) == 2 * 2  # each body output feeds each scan node
+    assert len(re.findall(r'style=dotted, label="branches\[\d\]"', dot)) == 2
+    if MISSING is None:
+        boxes, clusters, _ = graphviz_counts(dot)
+        assert clusters == 3 and boxes == text_counts(dot)[0]

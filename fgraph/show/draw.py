@@ -19,9 +19,11 @@ PNG need the ``graphviz`` Python package and Graphviz's ``dot`` program.
 from __future__ import annotations
 
 import os
+import re
 
 from ..errors import FgraphError
-from .listing import LEAF_OPS, holds_graphs, leaves_first, literal_text, numbering, param_text, sub_graphs, type_text
+from .listing import (LEAF_OPS, holds_graphs, leaves_first, literal_text, numbering, param_text, sub_graphs,
+                      type_text)
 
 #: at most this many boxes are drawn; past it the middle of the graph is elided
 MAX_BOXES = 300
@@ -99,7 +101,7 @@ def to_dot(x, max_boxes: int = MAX_BOXES, chain: int | None = CHAIN) -> str:
            '  graph [rankdir=TB, fontname="Helvetica", fontsize=11, labelloc=t, nodesep=0.25, ranksep=0.35];',
            '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", fontname="Helvetica", fontsize=10, '
            'margin="0.08,0.04", height=0.3];',
-           '  edge [color="#64748b", arrowsize=0.6];']
+           '  edge [color="#64748b", arrowsize=0.6, fontname="Helvetica", fontsize=9];']
     _Drawer(out, int(max_boxes), chain).graph(g, "n", "  ")
     out.append("}")
     return "\n".join(out) + "\n"
@@ -118,6 +120,7 @@ class _Drawer:
     def __init__(self, out: list, max_boxes: int, chain: int | None):
         self.out, self.max_boxes, self.chain = out, max_boxes, chain
         self.clusters = 0
+        self.drawn: dict = {}  # sub-graph key -> the boxes of its outputs
 
     def graph(self, g, prefix: str, indent: str) -> dict:
         """Draw ``g`` with box names starting ``prefix``; returns id(node) -> the box holding its value."""
@@ -159,12 +162,18 @@ class _Drawer:
                 box[id(first)] = name
                 edges.extend((box[id(i)], name, "") for i in first.inputs if i.op != "literal")
                 for pname, sub in sub_graphs(first):
-                    inner = self._sub_graph(sub, pname, f"{name}_{pname}_", indent)
-                    edges.extend((inner[id(o)], name, 'style=dotted, label=' + quoted(pname)) for o in sub.outputs)
+                    results = self.drawn.get(sub.key)  # a multi-output loop's siblings share one body
+                    if results is None:
+                        inner = self._sub_graph(sub, pname, f"{name}_{re.sub(r'[^0-9A-Za-z]', '_', pname)}_",
+                                                indent)
+                        results = self.drawn[sub.key] = [inner[id(o)] for o in sub.outputs if id(o) in inner]
+                    edges.extend((r, name, 'style=dotted, label=' + quoted(pname)) for r in dict.fromkeys(results))
         if elided:
             text = f"... {elided:,} more node(s) not drawn\n(fgraph.describe lists every node)"
             self.out.append(f'{indent}{note} [label={quoted(text)}, shape=note, fillcolor="#fef9c3"];')
         for var, value in g.updates:
+            if id(value) not in box:  # a Python scalar (written nowhere as a box)
+                continue
             edges.append((box[id(value)], box[id(var)], f'style=dashed, color="#dc2626", constraint=false, '
                                                         f'label={quoted(var.name + " <-")}, fontsize=9, '
                                                         f'fontcolor="#dc2626"'))

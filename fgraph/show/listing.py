@@ -135,10 +135,11 @@ def _listing(g, nodes, head, notes, update_notes, max_lines, source) -> str:
         return literal_text(n) if n.op == "literal" else f"%{num[id(n)]}"
 
     body: list[str] = []
+    shown: dict = {}  # sub-graphs listed so far (a multi-output loop's siblings share one body)
     for n in nodes:
         if n.op == "literal":
             continue
-        body.extend(node_lines(n, num[id(n)], ref, notes.get(id(n), ()), source, "  "))
+        body.extend(node_lines(n, num[id(n)], ref, notes.get(id(n), ()), source, "  ", shown))
     if max_lines is not None and len(body) > max_lines:
         keep = int(max_lines) - 1
         first = keep - keep // 2
@@ -157,10 +158,11 @@ def _listing(g, nodes, head, notes, update_notes, max_lines, source) -> str:
 
 
 def node_lines(n: Node, k: int, ref: Callable[[Node], str], notes=(), source: bool = False,
-               indent: str = "") -> list[str]:
+               indent: str = "", shown: dict | None = None) -> list[str]:
     """The line(s) of node ``n`` numbered ``k``: one, and for a fused node
     one more per instruction of its program, indented; a Graph in its
-    params (a sub-graph) is listed indented below it too."""
+    params (a sub-graph) is listed indented below it too, once: ``shown``
+    (graph key -> where it was listed) names it again by reference."""
     if n.op == "placeholder" or n.op == "variable":
         text = f"%{k} = {n.op} {n.name!r}"
     elif n.op == "constant":
@@ -186,7 +188,12 @@ def node_lines(n: Node, k: int, ref: Callable[[Node], str], notes=(), source: bo
             where = list(dict.fromkeys(loc for _, _, loc in (n.param("sources") or ())))
             if where:
                 lines.append(inner + "# from " + ", ".join(where))
+    shown = {} if shown is None else shown
     for name, g in sub_graphs(n):
+        if g.key in shown:
+            lines.append(inner + f"{name} = {shown[g.key]}  # listed above")
+            continue
+        shown[g.key] = f"%{k}.{name}"
         lines.append(inner + f"{name} = {{")
         lines.extend(inner + "  " + line for line in graph_listing(g, source=source).splitlines())
         lines.append(inner + "}")
