@@ -338,3 +338,6 @@ class DaskEngine:
         if n.op == "variable":
             return n.param("value").array
         return known[id(n)]
+
+
+from . import dask_control  # noqa: E402,F401  (the loops' lowerings: they lower bodies with Lowered, above)
