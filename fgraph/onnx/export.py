@@ -148,7 +148,8 @@ class Export:
 
     def initializer(self, arr: np.ndarray, base: str) -> str:
         name = self.fresh(base)
-        self.inits.append(self.numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        # (not np.ascontiguousarray: it makes a 0-d array 1-d)
+        self.inits.append(self.numpy_helper.from_array(arr if arr.flags.c_contiguous else arr.copy(order="C"), name))
         self.declared.add(name)
         return name
 
@@ -833,22 +834,47 @@ def _conv_transpose2d(ex, node):
                  group=node.param("groups"), kernel_shape=list(w.shape[2:]))
 
 
+def _ceil_extra(node: Node) -> list[int]:
+    """Per spatial axis, the padding past the end that floor-mode pooling
+    needs to make fgraph's output size.  fgraph's ceil_mode (PyTorch's) drops
+    a last window that would start in the end padding, where ONNX's ceil_mode
+    keeps it, so pools are written in floor mode with this much more padding."""
+    x = node.inputs[0]
+    extra = []
+    for size, out, k, s, (p0, p1), d in zip(x.shape[2:], node.shape[2:], node.param("kernel"), node.param("stride"),
+                                            node.param("padding"), node.param("dilation", (1, 1))):
+        extra.append(max(0, (out - 1) * s + (k - 1) * d + 1 - (size + p0 + p1)))
+    return extra
+
+
 @rule("max_pool2d")
 def _max_pool2d(ex, node):
     (x,) = node.inputs
     if x.dtype.kind != "f":
         raise Refuse(f"max_pool2d of {x.dtype} (onnxruntime pools floats)")
+    (t, b), (l, r) = node.param("padding")
+    eh, ew = _ceil_extra(node)  # padding counts as -inf in both: more of it changes no window's maximum
     return ex.op("MaxPool", [ex.value(x)], kernel_shape=list(node.param("kernel")),
-                 strides=list(node.param("stride")), pads=_pads(node.param("padding")),
-                 dilations=list(node.param("dilation")), ceil_mode=int(node.param("ceil_mode")))
+                 strides=list(node.param("stride")), pads=[t, l, b + eh, r + ew],
+                 dilations=list(node.param("dilation")))
 
 
 @rule("avg_pool2d")
 def _avg_pool2d(ex, node):
     (x,) = node.inputs
-    return ex.op("AveragePool", [ex.value(x)], kernel_shape=list(node.param("kernel")),
-                 strides=list(node.param("stride")), pads=_pads(node.param("padding")),
-                 ceil_mode=int(node.param("ceil_mode")), count_include_pad=int(node.param("count_include_pad")))
+    (t, b), (l, r) = node.param("padding")
+    eh, ew = _ceil_extra(node)
+    include = bool(node.param("count_include_pad"))
+    v = ex.value(x)
+    if include and (eh or ew) and (t or b or l or r):
+        # the padding counts, the ceil-mode overhang does not: pad with zeros first, then pool with
+        # the overhang as padding that is not counted
+        v = ex.op("Pad", [v, ex.ints([0, 0, t, l, 0, 0, b, r])])
+        (t, b), (l, r), include = (0, 0), (0, 0), False
+    elif eh or ew:
+        include = False  # the overhang is never counted, and there is no other padding
+    return ex.op("AveragePool", [v], kernel_shape=list(node.param("kernel")), strides=list(node.param("stride")),
+                 pads=[t, l, b + eh, r + ew], count_include_pad=int(include))
 
 
 # ---------------------------------------------------------------- creation
@@ -873,6 +899,7 @@ _FOLDED = ("arange", "linspace", "logspace", "geomspace", "linspace_step", "eye"
 def _tri_part(ex, node):
     (x,) = node.inputs
     k = node.param("k")
+    k = int(getattr(k, "value", k))  # a Scalar param
     if ex.opset >= 14:
         return ex.op("Trilu", [ex.value(x), ex.const(np.int64(k), "k")], upper=int(node.op == "triu"))
     n, m = x.shape[-2:]
@@ -1011,7 +1038,7 @@ def to_model(graph, opset: int = DEFAULT_OPSET, *, variables: Mapping | None = N
     ex.used.update(out_names)
     preset: dict[int, str] = {}  # a computed output's value takes the output's name (no Identity)
     for n, out in zip(graph.outputs, out_names):
-        if n.op not in _LEAVES and n.op not in _EXPANDED and id(n) not in preset:
+        if n.op not in _LEAVES and id(n) not in preset:
             preset[id(n)] = out
 
     creation = set(_FOLDED)
@@ -1027,7 +1054,7 @@ def to_model(graph, opset: int = DEFAULT_OPSET, *, variables: Mapping | None = N
             fused, value = n
             ex.names[id(fused)] = ex.names[id(value)]
             continue
-        if id(n) in ex.names:
+        if id(n) in ex.names or n.op == "literal":  # a literal becomes a constant of the dtype each user needs
             continue
         at = origin if origin is not None else n
         ex.label = (n.name or n.op) if origin is None else f"{origin.name or origin.op}/{n.op}"
@@ -1056,7 +1083,7 @@ def to_model(graph, opset: int = DEFAULT_OPSET, *, variables: Mapping | None = N
 
     outputs = []
     for n, out in zip(graph.outputs, out_names):
-        src = ex.names[id(n)]
+        src = ex.value(n) if n.op == "literal" else ex.names[id(n)]
         if src != out:  # a leaf, or a value that is output twice
             ex.label = out
             ex.nodes.append(helper.make_node("Identity", [src], [out], name=ex.fresh(f"{out}/Identity")))
@@ -1082,8 +1109,6 @@ def _apply(ex: Export, n: Node) -> str:
 
 
 def _leaf(ex: Export, n: Node, state: dict) -> str:
-    if n.op == "literal":
-        return ex.value(n)
     if n.op == "placeholder":  # not a graph input (Graph(inputs=) may leave none out, so not reached)
         raise Refuse("placeholder is not among the graph's inputs")
     arr = state[id(n)] if n.op == "variable" else n.param("value").array
