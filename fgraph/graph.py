@@ -155,9 +155,9 @@ class Graph:
 
     def __str__(self):
         """The listing, one line a node (``fgraph.describe(g)``)."""
-        from .show.listing import graph_listing  # (on top of the layers: loaded when first printed)
+        from .show.listing import describe  # (on top of the layers: loaded when first printed)
 
-        return graph_listing(self)
+        return describe(self)
 
     def __repr__(self):
         return (f"<fgraph.Graph {len(self.outputs)} output(s), {len(self.inputs)} input(s), "

@@ -22,6 +22,7 @@ import os
 import re
 
 from ..errors import FgraphError
+from ..symbol import no_gc
 from .listing import (LEAF_OPS, holds_graphs, leaves_first, literal_text, numbering, param_text, sub_graphs,
                       type_text)
 
@@ -102,7 +103,8 @@ def to_dot(x, max_boxes: int = MAX_BOXES, chain: int | None = CHAIN) -> str:
            '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", fontname="Helvetica", fontsize=10, '
            'margin="0.08,0.04", height=0.3];',
            '  edge [color="#64748b", arrowsize=0.6, fontname="Helvetica", fontsize=9];']
-    _Drawer(out, int(max_boxes), chain).graph(g, "n", "  ")
+    with no_gc():  # (a pass over every node: see no_gc)
+        _Drawer(out, int(max_boxes), chain).graph(g, "n", "  ")
     out.append("}")
     return "\n".join(out) + "\n"
 

@@ -26,7 +26,8 @@ from typing import Callable
 import numpy as np
 
 from ..errors import FgraphError, format_location
-from ..symbol import Const, Node, Scalar
+from ..graph import Graph
+from ..symbol import Const, Node, Scalar, no_gc
 
 LEAF_OPS = ("placeholder", "variable", "constant")
 #: params not written inline: leaves' bookkeeping, and a fused node's program (listed below it)
@@ -42,16 +43,15 @@ def describe(x, max_lines: int | None = None, source: bool = False) -> str:
     ``max_lines``: keep the first and last lines of the body and elide the
     middle.  ``source``: end each line with the user's line that made the node.
     """
-    from ..graph import Graph
-
     if max_lines is not None and int(max_lines) < 2:
         raise FgraphError(f"describe: max_lines must be at least 2, got {max_lines}")
-    if isinstance(x, Graph):
-        return graph_listing(x, max_lines, source)
-    if isinstance(getattr(x, "graph", None), Graph):
-        if hasattr(x, "_program"):
-            return executable_listing(x, max_lines, source)
-        return graph_listing(x.graph, max_lines, source, title=f"{type(x).__name__} of a graph")
+    with no_gc():  # (a pass over every node: see no_gc)
+        if isinstance(x, Graph):
+            return graph_listing(x, max_lines, source)
+        if isinstance(getattr(x, "graph", None), Graph):
+            if hasattr(x, "_program"):
+                return executable_listing(x, max_lines, source)
+            return graph_listing(x.graph, max_lines, source, title=f"{type(x).__name__} of a graph")
     raise FgraphError(f"describe: cannot describe a {type(x).__name__} (give a lazy array, an fgraph.Graph or "
                       "an executable from fgraph.compile)")
 
@@ -213,16 +213,12 @@ def expr_lines(expr, inputs: list[str]) -> list[str]:
 
 def holds_graphs(v) -> bool:
     """Whether a param value is a sub-graph, or a tuple of them (listed below its node, not inline)."""
-    from ..graph import Graph
-
     return isinstance(v, Graph) or (isinstance(v, tuple) and bool(v) and all(isinstance(e, Graph) for e in v))
 
 
 def sub_graphs(n: Node) -> list[tuple[str, object]]:
     """(name, Graph) for each Graph a node holds in its params (a loop's
     ``body``, a switch's ``branches``: a tuple of them, named ``branches[1]``)."""
-    from ..graph import Graph
-
     out = []
     for k, v in n.params:
         if isinstance(v, Graph):
@@ -232,8 +228,15 @@ def sub_graphs(n: Node) -> list[tuple[str, object]]:
     return out
 
 
+#: dtype -> its name (``str(dtype)`` costs a microsecond: half the time of a line)
+_DTYPE_NAMES: dict = {}
+
+
 def type_text(n: Node) -> str:
-    return f"{n.dtype}[{','.join(map(str, n.shape))}]"
+    name = _DTYPE_NAMES.get(n.dtype)
+    if name is None:
+        name = _DTYPE_NAMES[n.dtype] = str(n.dtype)
+    return f"{name}[{','.join(map(str, n.shape))}]"
 
 
 def literal_text(n: Node) -> str:
@@ -249,8 +252,6 @@ def params_text(n: Node) -> str:
 
 def param_text(v) -> str:
     """A param value in a line: short, and never the data of an array."""
-    from ..graph import Graph
-
     if isinstance(v, Const):
         return repr(v)
     if isinstance(v, Graph):
