@@ -364,6 +364,36 @@ def test_jvp_through_scan_and_cond():
     np.testing.assert_allclose(np.asarray(tangent), 2 * a * [1, -1])
 
 
+def _jvp_check(f, a, v, rtol=1e-6):
+    out, tangent = fgraph.jvp(f, (fnp.asarray(a),), (fnp.asarray(v),))
+    eps = 1e-6
+    hi, lo = np.asarray(f(fnp.asarray(a + eps * v))), np.asarray(f(fnp.asarray(a - eps * v)))
+    np.testing.assert_allclose(np.asarray(tangent), (hi - lo) / (2 * eps), rtol=rtol, atol=1e-8)
+    return np.asarray(out)
+
+
+def test_jvp_through_while_loop_nested_in_scan_and_cond():
+    """Forward mode through a data-dependent loop (as in JAX), inside a scan and a branch."""
+    a, v = np.array([0.5, 2.0]), np.array([1.0, -0.5])
+
+    def f(u):
+        return fgraph.while_loop(lambda s: s[1].sum() < 20, lambda s: (s[0] + 1, fnp.exp(s[1]) * u + s[0]), (0, u))[1]
+
+    out = _jvp_check(f, a, v)
+    want, k = a, 0
+    while want.sum() < 20:
+        want, k = np.exp(want) * a + k, k + 1
+    np.testing.assert_allclose(out, want)
+
+    def g(u):
+        c, ys = fgraph.scan(lambda c, r: (fgraph.fori_loop(0, fnp.asarray(2), lambda i, w: fnp.sin(w) * r, c + u),
+                                          fgraph.cond(r.sum() > 0, lambda w: w * 2, lambda w: w ** 2, c)),
+                            u, fnp.asarray(np.array([[1.0, 2.0], [-3.0, 0.5], [0.2, 0.1]])))
+        return c + ys.sum(0)
+
+    _jvp_check(g, a, v)
+
+
 def test_while_loop_refuses_reverse_mode():
     x = fnp.asarray(np.array([1.0, 2.0]))
     y = fgraph.while_loop(lambda v: v.sum() < 10, lambda v: v * 2, x)

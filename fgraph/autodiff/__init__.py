@@ -115,6 +115,13 @@ def jvp(fn: Callable, primals, tangents):
     lazy = any(_is_tensor(a) for a in tuple(primals) + tuple(tangents))
     targs = _lift_args(tuple(primals), tuple(range(len(primals))))
     out = fn(*targs)
+    from .forward import forward, has_control
+
+    if has_control([out.node]):  # a while_loop has no reverse mode to transpose: push tangents forwards
+        seeds = {id(p.node): fnp.asarray(t, dtype=p.dtype) for p, t in zip(targs, tangents)}
+        tangent = forward([out.node], seeds, out.stack)[0]
+        result = (out, tangent if tangent is not None else fnp.zeros(out.shape, out.dtype))
+        return result if lazy else _evaluate(result)
     u = fnp.zeros(out.shape, out.dtype)  # a stand-in cotangent: the pullback is linear in it
     pulled = gradients(out, targs, seed=u)
     total = None

@@ -1,0 +1,186 @@
+"""Forward mode (tangents pushed from inputs to outputs), for graphs with loops.
+
+``fgraph.jvp`` transposes the reverse mode, which cannot go through a
+``while_loop`` (its trip count is unknown when the gradient is built).  A
+graph holding a loop or branch is differentiated forwards instead: each
+node's tangent is computed from its inputs' tangents, in topological order.
+
+- ``while_loop``: a ``while_loop`` carrying ``(carries, tangents)`` whose
+  body is the body and its own forward-mode tangent (as in JAX);
+- ``scan``: a ``scan`` carrying ``(carries, tangents)`` over ``(xs, their
+  tangents)``, stacking the ys and their tangents;
+- ``switch``: a ``switch`` on the same index over the branches' tangents;
+- any other op: its reverse rule transposed locally (the rule is linear in
+  the cotangent ``u``, so ``d<rule(u), t>/du`` is ``J t``).
+"""
+from __future__ import annotations
+
+from ..errors import FgraphError
+from ..operator import Tensor
+from ..symbol import Node, error_at, topological
+from ..types import attr_table
+from .core import _expanded, differentiable, gradients, sum_to
+
+CONTROL = ("while_loop", "scan", "switch")
+
+
+def _fnp():
+    from .. import numpy as fnp
+
+    return fnp
+
+
+def has_control(nodes) -> bool:
+    """Whether a loop or branch lies below ``nodes`` (their top-level graph)."""
+    return any(n.op in CONTROL for n in topological(nodes))
+
+
+def forward(outs: list[Node], seeds: dict, st) -> list:
+    """Tangents of ``outs`` (Tensor, or None where zero) given ``seeds``:
+    ``{id(node): tangent Tensor}``.  Iterative over the nodes."""
+    outs = [_expanded(o) for o in outs]
+    tan = dict(seeds)
+    memo: dict = {}
+    rules = {"while_loop": _while_jvp, "scan": _scan_jvp, "switch": _switch_jvp}
+    for n in topological(outs):
+        if id(n) in tan or not n.inputs or not differentiable(n.dtype):
+            continue
+        ts = [tan.get(id(i)) for i in n.inputs]
+        if all(t is None for t in ts):
+            continue
+        t = rules.get(n.op, _transposed)(n, ts, st, memo)
+        if t is not None:
+            tan[id(n)] = t
+    return [tan.get(id(o)) for o in outs]
+
+
+def _transposed(n: Node, ts: list, st, memo) -> Tensor | None:
+    fnp = _fnp()
+    rule = attr_table("grad").get(n.op)
+    if rule is None:
+        raise error_at(FgraphError, "jvp", f"op {n.op!r} has no gradient rule (node made at "
+                                           f"{n.where[0]}:{n.where[1]})" if n.where else f"op {n.op!r} has no rule")
+    u = fnp.zeros(n.shape, n.dtype)
+    cots = rule(Tensor(n, st), [Tensor(i, st) for i in n.inputs], u, **dict(n.params))
+    total = None
+    for i, c, t in zip(n.inputs, cots, ts):
+        if c is None or t is None or not differentiable(i.dtype):
+            continue
+        c = sum_to(c, i.shape)
+        term = fnp.sum(c * t)
+        total = term if total is None else total + term
+    if total is None:
+        return None
+    return gradients(total, [u])[0]
+
+
+def _zeros_like(x):
+    return _fnp().zeros(x.shape, x.dtype)
+
+
+def _memo(memo, n: Node, build):
+    """All the tangents of one multi-result node, built once for all its result nodes."""
+    key = (n.op, tuple(id(i) for i in n.inputs), tuple(p for p in n.params if p[0] != "output"))
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = build()
+    return hit[n.param("output")]
+
+
+def _seeded(nodes, tangents, fl) -> dict:
+    return {id(nodes[i]): t for i, t in zip(fl, tangents)}
+
+
+def _while_jvp(n: Node, ts: list, st, memo):
+    from ..control import inline, while_loop
+
+    cond, body, nc, ncond = n.param("cond"), n.param("body"), n.param("n_carry"), n.param("n_cond")
+
+    def build():
+        carries = [Tensor(i, st) for i in n.inputs[:nc]]
+        cconsts = [i for i in n.inputs[nc:nc + ncond]]
+        bconsts = list(n.inputs[nc + ncond:])
+        kts = ts[nc + ncond:]
+        fl = [i for i in range(nc) if differentiable(carries[i].dtype)]
+        dc0 = [ts[i] if ts[i] is not None else _zeros_like(carries[i]) for i in fl]
+
+        def cond_fn(state):
+            c, _ = state
+            return Tensor(inline(cond, [x.node for x in c] + cconsts)[0], st)
+
+        def body_fn(state):
+            c, dc = state
+            outs = inline(body, [x.node for x in c] + bconsts)
+            seeds = _seeded([x.node for x in c], dc, fl)
+            seeds.update({id(k): t for k, t in zip(bconsts, kts) if t is not None})
+            touts = forward([outs[i] for i in fl], seeds, st)
+            return ([Tensor(o, st) for o in outs],
+                    [t if t is not None else _zeros_like(carries[i]) for t, i in zip(touts, fl)])
+
+        _, dc = while_loop(cond_fn, body_fn, (carries, dc0))
+        return [dc[fl.index(i)] if i in fl else None for i in range(nc)]
+
+    return _memo(memo, n, build)
+
+
+def _scan_jvp(n: Node, ts: list, st, memo):
+    from ..control import inline, scan
+
+    body, nc, nx = n.param("body"), n.param("n_carry"), n.param("n_xs")
+
+    def build():
+        carries = [Tensor(i, st) for i in n.inputs[:nc]]
+        xs = [Tensor(i, st) for i in n.inputs[nc:nc + nx]]
+        consts = list(n.inputs[nc + nx:])
+        kts = ts[nc + nx:]
+        fl = [i for i in range(nc) if differentiable(carries[i].dtype)]
+        fx = [j for j in range(nx) if ts[nc + j] is not None]
+        ny = len(body.outputs) - nc
+        fy = [j for j in range(ny) if differentiable(body.outputs[nc + j].dtype)]
+        dc0 = [ts[i] if ts[i] is not None else _zeros_like(carries[i]) for i in fl]
+
+        def step(state, row):
+            c, dc = state
+            x, dx = row
+            outs = inline(body, [v.node for v in c] + [v.node for v in x] + consts)
+            seeds = _seeded([v.node for v in c], dc, fl)
+            seeds.update(_seeded([v.node for v in x], dx, fx))
+            seeds.update({id(k): t for k, t in zip(consts, kts) if t is not None})
+            touts = forward([outs[i] for i in fl] + [outs[nc + j] for j in fy], seeds, st)
+            new = [Tensor(o, st) for o in outs]
+            zeros = [carries[i] for i in fl] + [new[nc + j] for j in fy]
+            touts = [t if t is not None else _zeros_like(z) for t, z in zip(touts, zeros)]
+            return (new[:nc], touts[:len(fl)]), (new[nc:], touts[len(fl):])
+
+        (_, dc), (_, dys) = scan(step, (carries, dc0), (xs, [ts[nc + j] for j in fx]), length=n.param("length"),
+                                 reverse=n.param("reverse"))
+        out = [dc[fl.index(i)] if i in fl else None for i in range(nc)]
+        return out + [dys[fy.index(j)] if j in fy else None for j in range(ny)]
+
+    return _memo(memo, n, build)
+
+
+def _switch_jvp(n: Node, ts: list, st, memo):
+    from ..control import inline, switch
+
+    branches, nops, splits = n.param("branches"), n.param("n_operands"), n.param("splits")
+
+    def build():
+        rest = list(n.inputs[1:])
+        live = [i for i, t in enumerate(ts[1:]) if t is not None]
+        fo = [k for k, o in enumerate(branches[0].outputs) if differentiable(o.dtype)]
+
+        def branch_jvp(b):
+            def fn(*args):
+                vals, tans = args[:len(rest)], args[len(rest):]
+                at = nops + sum(splits[:b])
+                outs = inline(branches[b], [v.node for v in vals[:nops] + vals[at:at + splits[b]]])
+                touts = forward([outs[k] for k in fo], {id(vals[i].node): t for i, t in zip(live, tans)}, st)
+                return tuple(t if t is not None else _zeros_like(Tensor(outs[k], st)) for t, k in zip(touts, fo))
+            return fn
+
+        res = switch(Tensor(n.inputs[0], st), [branch_jvp(b) for b in range(len(branches))],
+                     *[Tensor(r, st) for r in rest], *[ts[1 + i] for i in live])
+        return [res[fo.index(k)] if k in fo else None for k in range(len(branches[0].outputs))]
+
+    return _memo(memo, n, build)
