@@ -22,7 +22,7 @@ __all__ = [
     "make", "optimise", "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
     "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim", "nn", "describe",
     "while_loop", "fori_loop", "scan", "cond", "switch",
-    "draw", "report",
+    "draw", "report", "save", "load",
 ]
 
 #: names imported when first used (``import fgraph.numpy`` stays close to ``import numpy``): name -> (module,
@@ -42,6 +42,8 @@ _LAZY = {
     "autodiff": ("fgraph.autodiff", None),
     "optimiser": ("fgraph.optimiser", None),
     "graph": ("fgraph.graph", None),
+    "save": ("fgraph.serialize", "save"),
+    "load": ("fgraph.serialize", "load"),
     "while_loop": ("fgraph.control", "while_loop"),
     "fori_loop": ("fgraph.control", "fori_loop"),
     "scan": ("fgraph.control", "scan"),
