@@ -100,6 +100,9 @@ UNARY = {  # name: (function, domain of its input)
     "gelu": (nn.gelu, "x"), "gelu_tanh": (lambda v: nn.gelu(v, approximate="tanh"), "x"),
     "leaky_relu": (nn.leaky_relu, "x"), "softmax": (nn.softmax, "x"), "log_softmax": (nn.log_softmax, "x"),
     "real": (fnp.real, "x"), "imag": (fnp.imag, "x"), "logical_not": (fnp.logical_not, "x"),
+    "relu_nan": (nn.relu, "s"), "relu_left": (lambda v: fnp.maximum(0.0, v), "s"), "sign_nan": (fnp.sign, "s"),
+    "clip_nan": (lambda v: fnp.clip(v, -1, 1), "s"), "max_nan": (lambda v: fnp.max(v, axis=-1), "s"),
+    "big_fill": (lambda v: v * fnp.ones((17,) + (1,) * v.ndim), "x"),
 }
 DOMAINS = {"x": (-3, 3), "p": (0.1, 4), "u": (-0.95, 0.95), "g": (1.05, 4), "s": (-3, 3)}
 #: exported as ONNX defines them for float64 too (the checker passes), but onnxruntime's CPU kernels

@@ -194,6 +194,14 @@ class Export:
             return self.op(op_type, [x, self.ints(axes)], keepdims=int(keepdims))
         return self.op(op_type, [x], axes=list(axes), keepdims=int(keepdims))
 
+    def fill(self, value, node: Node) -> str:
+        """An array of ``node``'s shape and dtype, every element ``value``."""
+        fill = np.asarray(value, dtype=node.dtype)
+        if node.size <= 16:  # tiny: the constant itself reads better than a fill
+            return self.const(np.broadcast_to(fill, node.shape).copy(), "filled")
+        return self.op("ConstantOfShape", [self.ints(node.shape)],
+                       value=self.numpy_helper.from_array(fill.reshape(1), "value"))
+
     def reshape(self, x: str, shape) -> str:
         shape = tuple(shape)
         if 0 in shape:  # a 0 entry copies the input's dimension unless allowzero (opset 14)
@@ -206,7 +214,7 @@ class Export:
 # ---------------------------------------------------------------- element-wise
 
 _UFUNC_OPS = {  # fgraph ufunc -> ONNX op on inputs cast to NumPy's loop dtypes
-    "add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "true_divide": "Div", "power": "Pow",
+    "add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "power": "Pow",
     "float_power": "Pow", "negative": "Neg", "absolute": "Abs", "fabs": "Abs", "sqrt": "Sqrt", "exp": "Exp",
     "log": "Log", "sin": "Sin", "cos": "Cos", "tan": "Tan", "arcsin": "Asin", "arccos": "Acos", "arctan": "Atan",
     "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "arcsinh": "Asinh", "arccosh": "Acosh", "arctanh": "Atanh",
@@ -219,6 +227,9 @@ _BITWISE = {"bitwise_and": ("And", "BitwiseAnd"), "bitwise_or": ("Or", "BitwiseO
             "bitwise_xor": ("Xor", "BitwiseXor"), "invert": ("Not", "BitwiseNot")}
 #: integer rounding is the identity (NumPy 2 keeps the integer dtype); ONNX's Floor/Ceil/Round take floats only
 _ROUNDING = ("floor", "ceil", "rint", "trunc", "fix")
+#: ONNX defines these for float types only (NumPy's loops for them are float loops too, but for float16 kin)
+_FLOAT_ONLY = {"floor", "ceil", "rint", "sqrt", "exp", "log", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+               "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "isnan", "isinf"}
 
 
 def _loop_inputs(ex: Export, node: Node) -> tuple[list[str], list[np.dtype]]:
@@ -245,14 +256,14 @@ def _ufunc(ex, node):
         return xs[0]
     if name in ("maximum", "minimum") and kind == "b":  # ONNX Max/Min take no bools: or / and
         return ex.op("Or" if name == "maximum" else "And", xs)
-    if name == "maximum" and kind == "f" and _is_zero(node.inputs[1]):
-        return ex.op("Relu", xs[:1])  # the one consumers recognise
+    if name == "maximum" and kind == "f":  # max(x, 0): Relu, the op consumers recognise (NaN stays NaN in both)
+        for k in (0, 1):
+            if _is_zero(node.inputs[1 - k]) and node.inputs[k].shape == node.shape:
+                return ex.op("Relu", [xs[k]])
     if name == "sign" and kind == "b":
         return xs[0]
-    if name in ("floor", "ceil", "rint") or name in ("sqrt", "exp", "log", "tanh") or name.startswith("arc") \
-            or name in ("sin", "cos", "tan", "sinh", "cosh", "isnan", "isinf"):
-        if kind not in "f":
-            raise Refuse(f"{name} of {loop[0]}: ONNX computes it on floats only")
+    if name in _FLOAT_ONLY:
+        _float_only(node, loop[0])
     return ex.op(_UFUNC_OPS[name], xs)
 
 
@@ -341,7 +352,7 @@ def _trunc(ex, node):
 def _isfinite(ex, node):
     (x,), (dt,) = _loop_inputs(ex, node)
     if dt.kind != "f":  # integers and bools are finite
-        return ex.op("Expand", [ex.scalar(True, np.bool_), ex.ints(node.shape)])
+        return ex.fill(True, node)
     return ex.op("Not", [ex.op("Or", [ex.op("IsNaN", [x]), ex.op("IsInf", [x])])])
 
 
@@ -461,7 +472,7 @@ def _real(ex, node):
 
 @rule("imag")
 def _imag(ex, node):
-    return ex.const(np.zeros(node.shape, node.dtype), "zeros")  # the imaginary part of a real array
+    return ex.fill(0, node)  # the imaginary part of a real array
 
 
 @rule("erf")
@@ -882,13 +893,7 @@ def _avg_pool2d(ex, node):
 @rule("zeros", "ones", "full")
 def _fill(ex, node):
     value = {"zeros": 0, "ones": 1}.get(node.op)
-    if value is None:
-        value = node.param("fill_value").array
-    fill = np.asarray(value, dtype=node.dtype).reshape(1)
-    if node.size <= 16:  # tiny: the constant itself reads better than a fill
-        return ex.const(np.broadcast_to(fill.reshape(()), node.shape).copy(), node.op)
-    t = ex.numpy_helper.from_array(fill, "value")
-    return ex.op("ConstantOfShape", [ex.ints(node.shape)], value=t)
+    return ex.fill(node.param("fill_value").array if value is None else value, node)
 
 
 #: creation ops folded into an initializer (computed by fgraph) when every input is a constant
