@@ -22,8 +22,8 @@ def _arrays(rng, shape, dtype):
 
 @settings(max_examples=25)
 @given(length=st.integers(0, 5), shape=st.sampled_from([(), (3,), (2, 3)]), dtype=st.sampled_from(DTYPES),
-       reverse=st.booleans(), seed=st.integers(0, 2**16), compiled=st.booleans())
-def test_scan_matches_a_numpy_loop(length, shape, dtype, reverse, seed, compiled):
+       reverse=st.booleans(), seed=st.integers(0, 2**16), how=st.sampled_from(["eager", "compiled", "optimised"]))
+def test_scan_matches_a_numpy_loop(length, shape, dtype, reverse, seed, how):
     rng = np.random.default_rng(seed)
     c0, xs, k = _arrays(rng, shape, dtype), _arrays(rng, (length,) + shape, dtype), _arrays(rng, shape, dtype)
 
@@ -35,10 +35,11 @@ def test_scan_matches_a_numpy_loop(length, shape, dtype, reverse, seed, compiled
     for t in (reversed(range(length)) if reverse else range(length)):
         want_c, (ys[t], sums[t]) = step(np, want_c, xs[t])
     want_ys = np.stack(ys) if length else np.zeros((0,) + shape, dtype)
-    if compiled:
+    if how != "eager":
         pc, px = fnp.placeholder(shape, dtype, name="c"), fnp.placeholder((length,) + shape, dtype, name="xs")
         out = fgraph.scan(lambda c, x: step(fnp, c, x), pc, px, reverse=reverse)
-        got_c, (got_ys, got_sums) = fgraph.compile(fgraph.Graph(out))(c=c0, xs=xs)
+        g = fgraph.Graph(out) if how == "compiled" else fgraph.optimise(fgraph.Graph(out))  # (0, 1: inlined)
+        got_c, (got_ys, got_sums) = fgraph.compile(g)(c=c0, xs=xs)
     else:
         out = fgraph.scan(lambda c, x: step(fnp, c, x), fnp.asarray(c0), fnp.asarray(xs), reverse=reverse)
         got_c, (got_ys, got_sums) = np.asarray(out[0]), (np.asarray(out[1][0]), np.asarray(out[1][1]))
@@ -204,6 +205,49 @@ def test_passes_leave_loops_and_their_bodies_unchanged():
     got = fgraph.compile(opt)(x=xv)
     np.testing.assert_allclose(got[0], want_c)
     np.testing.assert_allclose(got[1], np.stack(want_ys))
+
+
+def _ops(graph):
+    return [n.op for n in graph.nodes()]
+
+
+def test_the_optimiser_inlines_trivial_loops_and_branches():
+    x = fnp.placeholder((3,), "float64", name="x")
+    one = fnp.placeholder((1, 3), "float64", name="one")
+    (c, k), ys = fgraph.scan(lambda c, r: ((c[0] + r * 2, c[1] + 1), c[0].sum()), (x, 0), one)
+    g, rep = fgraph.optimise(fgraph.Graph([c, k, ys]), report=True)
+    assert rep.fired["scan_trip_count_1"] == 3 and "scan" not in _ops(g)
+    xv, ov = np.array([1.0, 2.0, 3.0]), np.array([[0.5, 0.25, -1.0]])
+    got = fgraph.compile(g)(x=xv, one=ov)
+    np.testing.assert_allclose(got[0], xv + ov[0] * 2)
+    assert got[1] == 1 and got[1].dtype == np.int64
+    np.testing.assert_allclose(got[2], [xv.sum()])
+    (c0, _), ys0 = fgraph.scan(lambda c, r: ((c[0] * 2, c[1] + 1), c[0]), (x, 0), None, length=0)
+    g0 = fgraph.optimise(fgraph.Graph([c0, ys0]))
+    assert "scan" not in _ops(g0)
+    got = fgraph.compile(g0)(x=xv)
+    np.testing.assert_array_equal(got[0], xv)
+    assert got[1].shape == (0, 3)
+    picked = fgraph.optimise(fgraph.Graph(fgraph.cond(True, lambda a: a * 2, lambda a: a - 1, x)))
+    assert "switch" not in _ops(picked)
+    np.testing.assert_allclose(fgraph.compile(picked)(x=xv), xv * 2)
+
+
+def test_the_optimiser_removes_dead_carries():
+    x = fnp.placeholder((3,), "float64", name="x")
+    xs = fnp.placeholder((5, 3), "float64", name="xs")
+    (c, count, spare), ys = fgraph.scan(lambda c, r: ((c[0] + r, c[1] + 1, c[2] * r), c[2].sum()), (x, 0, x), xs)
+    g = fgraph.optimise(fgraph.Graph(c))
+    (loop,) = [n for n in g.nodes() if n.op == "scan"]
+    assert loop.param("n_carry") == 1 and len(loop.param("body").outputs) == 1
+    xv, xsv = np.ones(3), np.arange(15.0).reshape(5, 3)
+    np.testing.assert_allclose(fgraph.compile(g)(x=xv, xs=xsv), xv + xsv.sum(0))
+    # a carry that the result does not use but the condition does stays; one that only feeds itself goes
+    w = fgraph.while_loop(lambda s: s[0] < 4, lambda s: (s[0] + 1, s[1] * 2, s[2] + x), (0, x, x))
+    g = fgraph.optimise(fgraph.Graph(w[1]))
+    (loop,) = [n for n in g.nodes() if n.op == "while_loop"]
+    assert loop.param("n_carry") == 2
+    np.testing.assert_allclose(fgraph.compile(g)(x=xv), xv * 16)
 
 
 def test_results_of_one_run_survive_the_next():

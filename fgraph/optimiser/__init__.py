@@ -1,7 +1,9 @@
 """The Optimiser layer: pure passes ``Graph -> Graph`` and the pipeline.
 
 ``optimise(graph)`` runs the simplification passes (dead updates; CSE,
-constant folding and algebraic rules in one sweep) to a fixed point, then fusion (pattern
+constant folding and algebraic rules in one sweep; loops and branches:
+their bodies simplified, trivial ones inlined, dead carries removed) to a
+fixed point, then fusion (pattern
 fusion: fma and AdaGrad; then element-wise groups).  Nothing in the default
 pipeline changes a result: fused element-wise kernels apply the same ufuncs
 in the same order to each element.  ``fast_math=True`` adds the rules that
@@ -15,6 +17,7 @@ from ..graph import Graph
 from ..symbol import no_gc
 from .algebra import EXACT, FAST_MATH
 from .basic import cse, cse_step, dead_updates, fold_constants, fold_step
+from .control import loops
 from .framework import Pass, Report, record, rewrite, run_passes
 from .fusion import PATTERN_RULES, fuse_elementwise, fuse_patterns, fuse_reductions
 from .pattern import AnyOp, Lit, Match, Op, Rule, Var, rules_pass, rules_step
@@ -47,7 +50,7 @@ def simplify_all(fast_math: bool = False) -> Pass:
 
 def default_passes(fast_math: bool = False) -> tuple[tuple[Pass, ...], tuple[Pass, ...]]:
     """(passes run to a fixed point, passes run once after them)."""
-    return (dead_updates, simplify_all(fast_math)), (fuse_patterns, fuse_elementwise, fuse_reductions)
+    return (dead_updates, simplify_all(fast_math), loops), (fuse_patterns, fuse_elementwise, fuse_reductions)
 
 
 def optimise(graph: Graph, passes: Sequence[Pass] | None = None, fast_math: bool = False,
@@ -75,4 +78,4 @@ optimize = optimise
 
 __all__ = ["optimise", "optimize", "Report", "Rule", "Op", "AnyOp", "Var", "Lit", "Match", "rules_pass",
            "rewrite", "record", "cse", "dead_updates", "fold_constants", "simplify", "simplify_all", "fuse_patterns",
-           "fuse_elementwise", "fuse_reductions", "USER_RULES", "PATTERN_RULES", "default_passes"]
+           "fuse_elementwise", "fuse_reductions", "USER_RULES", "PATTERN_RULES", "default_passes", "loops"]
