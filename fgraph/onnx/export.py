@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from typing import Callable, Mapping
 
 import numpy as np
@@ -37,7 +38,6 @@ from ..graph import Graph
 from ..shape import ufunc_dtypes
 from ..symbol import Node, error_at, topological
 from ..tree import LEAF
-from ..types import get_attr
 
 __all__ = ["save", "to_model", "exportable_ops", "DEFAULT_OPSET", "MIN_OPSET"]
 
@@ -955,7 +955,7 @@ def _output_names(graph: Graph) -> list[str]:
             else:
                 sub = f"{path}.{key}"
             stack.append((kid, sub))
-    dup = sorted({n for n in names if names.count(n) > 1})
+    dup = sorted(n for n, c in Counter(names).items() if c > 1)
     if dup:
         raise error_at(FgraphError, "onnx.save", f"output names {dup} repeat (dict keys that are equal as strings)")
     return names
