@@ -23,6 +23,11 @@ the updated variables (``drop_updates=True`` exports the outputs alone).
 Every model is checked with ``onnx.checker.check_model(full_check=True)``;
 each fgraph value is declared (``value_info``) with fgraph's shape and
 dtype, so the checker's shape inference verifies the rules as well.
+onnxruntime's CPU kernels for a few ONNX ops (Conv, ConvTranspose,
+AveragePool, Tan, the inverse and hyperbolic trigonometric functions, Erf)
+take float32 only: a float64 graph using them exports to valid ONNX that
+onnxruntime cannot run (the ops are not computed in float32 behind the
+user's back).
 """
 from __future__ import annotations
 
