@@ -443,3 +443,11 @@ def test_while_loop_refuses_reverse_mode():
     y = fgraph.while_loop(lambda v: v.sum() < 10, lambda v: v * 2, x)
     with pytest.raises(fgraph.FgraphError, match=r"forward-differentiable only.*fori_loop.*test_control\.py"):
         fgraph.grad(y.sum(), x)
+
+
+def test_the_loop_benchmarks_compute_what_numpy_computes():
+    """python -m fgraph.bench loops: its workloads (quick sizes) agree with their NumPy loops."""
+    from fgraph.bench.loops import workloads
+
+    for w in workloads(quick=True):
+        assert w["check"] < 1e-9, w["name"]

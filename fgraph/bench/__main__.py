@@ -12,7 +12,9 @@ BENCHES = {"build": "Node construction and compile+first-run cost for long chain
            "models": "Owl's table: ResNet50, Inception, a digits CNN with and without the graph, and onnxruntime.",
            "dask": "A reduction graph on the Dask engine against hand-written dask.array; 1 and 2 workers.",
            "gpu": "CuPy engine: fused element-wise throughput and a network against CuPy eager.",
-           "eager": "Eager NumPy programs (per-step fetches, in-place writes) with numpy and fgraph.numpy."}
+           "eager": "Eager NumPy programs (per-step fetches, in-place writes) with numpy and fgraph.numpy.",
+           "loops": "while_loop (Jacobi to a tolerance), scan + grad (an RNN step), fori_loop (Newton) against "
+                    "the same loops in NumPy and JAX."}
 
 
 def main(argv=None):
