@@ -3,12 +3,14 @@
 A saved graph is one zip file with two members:
 
 ``graph.json``
-    ``{"format": "fgraph.graph", "version": 1, "graph": G}``.  ``G`` holds
-    ``nodes`` in topological order (inputs before users), each
-    ``{"op", "params", "inputs", "shape", "dtype", "weak", "name", "where"}``
-    with ``inputs`` the indices of earlier nodes; ``inputs``, ``outputs``
-    and ``updates`` (``[variable, value]`` pairs) as node indices; the
-    outputs' ``structure``; the graph's ``attrs``.
+    ``{"format": "fgraph.graph", "version": 1, "subgraphs": [G...],
+    "graph": G}``.  A graph ``G`` holds ``nodes`` in topological order
+    (inputs before users), each ``{"op", "params", "inputs", "shape",
+    "dtype", "weak", "name", "where"}`` with ``inputs`` the indices of
+    earlier nodes; ``inputs``, ``outputs`` and ``updates`` (``[variable,
+    value]`` pairs) as node indices; the outputs' ``structure``; the
+    graph's ``attrs``.  ``subgraphs`` are the graphs params hold (a loop's
+    body), each written once and named by its index: ``["graph", k]``.
 ``arrays.npz``
     the data of constants and variables (``numpy.savez``), member ``aN``
     named by the value ``["array", "aN"]`` in the JSON.
@@ -16,8 +18,9 @@ A saved graph is one zip file with two members:
 A param value is JSON ``null``, ``true``/``false``, an integer or a string
 as itself; anything else is a tagged pair ``[tag, payload]`` with the tags of
 ``_DECODERS`` (floats by their IEEE bits, so ``-0.0`` and NaN payloads round
-trip; dtypes by their type code; ``["graph", G]`` a nested graph, the
-sub-graph param of a control-flow op).  Loading decodes through that
+trip; dtypes by their type code; ``["graph", k]`` a sub-graph, which may
+only name sub-graphs before it, so none can contain itself and decoding
+never recurses into graphs).  Loading decodes through that
 whitelist alone: it never unpickles, evaluates or imports anything the file
 names; nodes are rebuilt by the op registry's shape rules (``make_node``)
 and must come out with the recorded shape and dtype.  Everything a file may
@@ -84,9 +87,12 @@ class _Writer:
     def __init__(self, locations: bool):
         self.locations = locations
         self.arrays: dict[str, np.ndarray] = {}
-        self._array_names: dict[int, str] = {}
-        self._keep: list = []  # the Consts named above: their ids stay theirs while we run
+        # keyed by the Const: small ones compare by content, so equal constants share one member
+        self._array_names: dict[Const, str] = {}
+        self._keep: list = []  # the sub-graphs indexed by id below: their ids stay theirs while we run
         self._params: dict[int, tuple] = {}  # id(params) -> (params, encoded): ops share params tuples
+        self.subgraphs: list[dict] = []
+        self._graph_index: dict[int, int] = {}
 
     def graph(self, g, depth: int) -> dict:
         if depth > MAX_DEPTH:
@@ -150,18 +156,29 @@ class _Writer:
         from .graph import Graph
 
         if t is Graph:
-            return ["graph", self.graph(v, depth + 1)]
+            return ["graph", self.subgraph(v, depth)]
         raise _fail("fgraph.save", f"a param of type {t.__module__}.{t.__qualname__} ({v!r:.80}) has no saved form")
 
+    def subgraph(self, g, depth: int) -> int:
+        """``g``'s index in ``subgraphs``: written once however many nodes
+        hold it (a loop makes one node per result, all with its body)."""
+        k = self._graph_index.get(id(g))
+        if k is None:
+            rec = self.graph(g, depth + 1)  # (appends g's own sub-graphs first: a graph names earlier ones only)
+            k = len(self.subgraphs)
+            self.subgraphs.append(rec)
+            self._graph_index[id(g)] = k
+            self._keep.append(g)
+        return k
+
     def array(self, c: Const) -> str:
-        name = self._array_names.get(id(c))
+        name = self._array_names.get(c)
         if name is None:
             arr = c.array  # (an FgraphError if a released constant's data is gone)
             _dtype_code(arr.dtype, "a constant")
             name = f"a{len(self.arrays)}"
             self.arrays[name] = arr
-            self._array_names[id(c)] = name
-            self._keep.append(c)
+            self._array_names[c] = name
         return name
 
 
@@ -195,7 +212,9 @@ def save(graph, path, *, compress: bool = False, locations: bool = True) -> None
     if not isinstance(graph, Graph):
         raise _fail("fgraph.save", f"expected an fgraph.Graph, got {type(graph).__name__}")
     w = _Writer(locations)
-    doc = {"format": FORMAT, "version": VERSION, "graph": w.graph(graph, 0)}
+    with symbol.no_gc():  # (nodes and the JSON values form no cycles: a collection would only walk them)
+        main = w.graph(graph, 0)
+    doc = {"format": FORMAT, "version": VERSION, "subgraphs": w.subgraphs, "graph": main}
     text = json.dumps(doc, separators=(",", ":"), allow_nan=False).encode("utf-8")
     if hasattr(path, "write"):
         _write(path, text, w.arrays, compress)
@@ -388,13 +407,15 @@ def _load(f, where: str, max_bytes):
         missing = [m for m in _MEMBERS if m not in infos]
         if missing:
             raise _fail(where, f"member(s) {missing} missing: not a saved fgraph graph")
-        doc = _parse_json(_read(zf, infos["graph.json"], where), where)
+        with symbol.no_gc():  # (JSON values and nodes form no cycles: a collection would only walk them)
+            doc = _parse_json(_read(zf, infos["graph.json"], where), where)
         npz = _open_npz(f, zf, infos["arrays.npz"])
         if not isinstance(npz, np.lib.npyio.NpzFile):
             raise _fail(where, "arrays.npz is not an npz archive")
         with npz:
             arrays = _Arrays(npz, _members(npz.zip, where, budget), where)
-            g = _Reader(arrays, where).document(doc)
+            with symbol.no_gc():
+                g = _Reader(arrays, where).document(doc)
             unused = sorted(set(arrays.headers) - arrays.used)
             if unused:
                 raise _fail(where, f"arrays.npz holds array(s) {unused[:5]} that no node uses")
@@ -466,11 +487,6 @@ def _parse_json(raw: bytes, where: str):
 
 # ---------------------------------------------------------------- decoding
 
-def _expect(cond: bool, where: str, problem: str) -> None:
-    if not cond:
-        raise _fail(where, problem)
-
-
 def _is_int(x) -> bool:
     return type(x) is int
 
@@ -486,20 +502,36 @@ class _Reader:
     def __init__(self, arrays: _Arrays, where: str):
         self.arrays, self.where = arrays, where
         self.max_id = -1
-        self.subgraphs = 0  # graphs decoded so far (a node's params that hold one skip make_node's cache)
+        self.graphs: list = []  # the decoded subgraphs
+        self.used_graphs: set[int] = set()
+        self.graph_refs = 0  # ["graph", k] values decoded (a node whose params hold one skips make_node's cache)
 
     def document(self, doc):
         w = self.where
-        _expect(type(doc) is dict, w, f"graph.json holds {_jtype(doc)}, not an object")
-        _expect(doc.get("format") == FORMAT, w, f"not a saved fgraph graph (format {doc.get('format')!r}, "
-                                                f"expected {FORMAT!r})")
+        if type(doc) is not dict:
+            raise _fail(w, f"graph.json holds {_jtype(doc)}, not an object")
+        if doc.get("format") != FORMAT:
+            raise _fail(w, f"not a saved fgraph graph (format {doc.get('format')!r}, "
+                            f"expected {FORMAT!r})")
         version = doc.get("version")
-        _expect(_is_int(version), w, f"format version {version!r} is not an integer")
-        _expect(version == VERSION, w, f"unknown format version {version} (this fgraph reads version {VERSION})")
-        unknown = sorted(set(doc) - {"format", "version", "graph"})
-        _expect(not unknown, w, f"unknown field(s) {unknown} in graph.json")
-        _expect("graph" in doc, w, "graph.json has no 'graph'")
-        g = self.graph(doc["graph"], 0, "graph")
+        if not _is_int(version):
+            raise _fail(w, f"format version {version!r} is not an integer")
+        if version != VERSION:
+            raise _fail(w, f"unknown format version {version} (this fgraph reads version {VERSION})")
+        unknown = sorted(set(doc) - {"format", "version", "subgraphs", "graph"})
+        if unknown:
+            raise _fail(w, f"unknown field(s) {unknown} in graph.json")
+        missing = [k for k in ("subgraphs", "graph") if k not in doc]
+        if missing:
+            raise _fail(w, f"graph.json has no {missing}")
+        if type(doc["subgraphs"]) is not list:
+            raise _fail(w, f"'subgraphs' must be an array, not {_jtype(doc['subgraphs'])}")
+        for k, rec in enumerate(doc["subgraphs"]):
+            self.graphs.append(self.graph(rec, f"subgraphs[{k}]"))
+        g = self.graph(doc["graph"], "graph")
+        unused = sorted(set(range(len(self.graphs))) - self.used_graphs)
+        if unused:
+            raise _fail(w, f"subgraphs {unused[:5]} are not used by any param")
         # ids stay unique in this process: placeholders and variables made
         # after the load number after the loaded ones (their ids order a
         # graph's inputs, and two inputs with one default name would clash)
@@ -507,112 +539,135 @@ class _Reader:
             symbol._counter = itertools.count(self.max_id + 1)
         return g
 
-    def graph(self, rec, depth: int, at: str):
+    def graph(self, rec, at: str):
         from .graph import Graph
         from .tree import unflatten
 
         w = f"{self.where}: {at}"
-        _expect(depth <= MAX_DEPTH, self.where, f"{at}: graphs nest more than {MAX_DEPTH} deep")
-        _expect(type(rec) is dict, w, f"expected an object, got {_jtype(rec)}")
+        if type(rec) is not dict:
+            raise _fail(w, f"expected an object, got {_jtype(rec)}")
         unknown = sorted(set(rec) - _GRAPH_KEYS)
-        _expect(not unknown, w, f"unknown field(s) {unknown}")
+        if unknown:
+            raise _fail(w, f"unknown field(s) {unknown}")
         missing = sorted(_GRAPH_KEYS - set(rec))
-        _expect(not missing, w, f"missing field(s) {missing}")
+        if missing:
+            raise _fail(w, f"missing field(s) {missing}")
         for k in ("nodes", "inputs", "outputs", "updates", "attrs"):
-            _expect(type(rec[k]) is list, w, f"'{k}' must be an array, not {_jtype(rec[k])}")
+            if type(rec[k]) is not list:
+                raise _fail(w, f"'{k}' must be an array, not {_jtype(rec[k])}")
         nodes: list[Node] = []
         for i, nrec in enumerate(rec["nodes"]):
-            nodes.append(self.node(nrec, nodes, depth, f"{at}.nodes[{i}]"))
+            nodes.append(self.node(nrec, nodes, f"{at}.nodes[{i}]"))
 
         def ref(i, what):
-            _expect(_is_int(i) and 0 <= i < len(nodes), w, f"{what} {i!r} is not a node index "
-                                                           f"(0..{len(nodes) - 1})")
+            if not (_is_int(i) and 0 <= i < len(nodes)):
+                raise _fail(w, f"{what} {i!r} is not a node index "
+                                f"(0..{len(nodes) - 1})")
             return nodes[i]
 
         ins = [ref(i, "input") for i in rec["inputs"]]
         for n in ins:
-            _expect(n.op in ("placeholder", "variable"), w, f"input {n} is not a placeholder or variable")
+            if n.op not in ("placeholder", "variable"):
+                raise _fail(w, f"input {n} is not a placeholder or variable")
         outs = [ref(i, "output") for i in rec["outputs"]]
         updates = []
         for pair in rec["updates"]:
-            _expect(type(pair) is list and len(pair) == 2, w, f"an update must be a [variable, value] pair, not "
-                                                              f"{pair!r:.80}")
+            if not (type(pair) is list and len(pair) == 2):
+                raise _fail(w, f"an update must be a [variable, value] pair, not "
+                                f"{pair!r:.80}")
             var, val = ref(pair[0], "updated variable"), ref(pair[1], "update value")
-            _expect(var.op == "variable", w, f"update of {var}: not a variable")
-            _expect(val.shape == var.shape and val.dtype == var.dtype, w,
-                    f"update of {var.name!r}: value {val.dtype}{list(val.shape)} does not match the variable's "
-                    f"{var.dtype}{list(var.shape)}")
+            if var.op != "variable":
+                raise _fail(w, f"update of {var}: not a variable")
+            if not (val.shape == var.shape and val.dtype == var.dtype):
+                raise _fail(w, f"update of {var.name!r}: value {val.dtype}{list(val.shape)} does not match the "
+                               f"variable's {var.dtype}{list(var.shape)}")
             updates.append((var, val))
-        structure = self.value(rec["structure"], depth + 1, f"{at}.structure")
+        structure = self.value(rec["structure"], 1, f"{at}.structure")
         outputs = None if structure is None else unflatten(_check_structure(structure, len(outs), w), outs)
-        _expect(structure is not None or not outs, w, "outputs without a structure")
+        if structure is None and outs:
+            raise _fail(w, "outputs without a structure")
         attrs = {}
         for pair in rec["attrs"]:
-            _expect(type(pair) is list and len(pair) == 2, w, "an attr must be a [key, value] pair")
-            key = self.value(pair[0], depth + 1, f"{at}.attrs")
+            if not (type(pair) is list and len(pair) == 2):
+                raise _fail(w, "an attr must be a [key, value] pair")
+            key = self.value(pair[0], 1, f"{at}.attrs")
             try:
-                _expect(key not in attrs, w, f"attr {key!r:.80} appears twice")
+                if key in attrs:
+                    raise _fail(w, f"attr {key!r:.80} appears twice")
             except TypeError:
                 raise _fail(w, f"attr key {key!r:.80} is unhashable") from None
-            attrs[key] = self.value(pair[1], depth + 1, f"{at}.attrs")
+            attrs[key] = self.value(pair[1], 1, f"{at}.attrs")
         try:
             g = Graph(outputs, inputs=ins, updates=updates, attrs=attrs)
         except FgraphError as e:
             raise _fail(w, str(e).split("\n")[0]) from None
-        _expect(g.structure == structure and len(g.inputs) == len(ins), w, "the outputs' structure does not "
-                                                                          "round-trip")
+        if not (g.structure == structure and len(g.inputs) == len(ins)):
+            raise _fail(w, "the outputs' structure does not "
+                            "round-trip")
         return g
 
-    def node(self, rec, nodes: list, depth: int, at: str) -> Node:
+    def node(self, rec, nodes: list, at: str) -> Node:
         w = f"{self.where}: {at}"
-        _expect(type(rec) is dict, w, f"expected an object, got {_jtype(rec)}")
+        if type(rec) is not dict:
+            raise _fail(w, f"expected an object, got {_jtype(rec)}")
         unknown = sorted(set(rec) - _NODE_KEYS)
-        _expect(not unknown, w, f"unknown field(s) {unknown}")
+        if unknown:
+            raise _fail(w, f"unknown field(s) {unknown}")
         missing = [k for k in _NODE_REQUIRED if k not in rec]
-        _expect(not missing, w, f"missing field(s) {missing}")
+        if missing:
+            raise _fail(w, f"missing field(s) {missing}")
         op = rec["op"]
-        _expect(type(op) is str, w, f"op must be a string, not {_jtype(op)}")
-        _expect(is_registered(op), w, f"unknown op {op!r:.80}")
+        if type(op) is not str:
+            raise _fail(w, f"op must be a string, not {_jtype(op)}")
+        if not is_registered(op):
+            raise _fail(w, f"unknown op {op!r:.80}")
         w = f"{w} (op {op!r})"
         ins = rec["inputs"]
-        _expect(type(ins) is list, w, f"inputs must be an array, not {_jtype(ins)}")
+        if type(ins) is not list:
+            raise _fail(w, f"inputs must be an array, not {_jtype(ins)}")
         for i in ins:  # earlier nodes only: a file cannot make a cycle
-            _expect(_is_int(i) and 0 <= i < len(nodes), w, f"input {i!r} is not the index of an earlier node "
-                                                           f"(0..{len(nodes) - 1})")
+            if not (_is_int(i) and 0 <= i < len(nodes)):
+                raise _fail(w, f"input {i!r} is not the index of an earlier node "
+                                f"(0..{len(nodes) - 1})")
         inputs = tuple(nodes[i] for i in ins)
         shape = rec["shape"]
-        _expect(type(shape) is list and len(shape) <= MAX_NDIM and all(_is_int(d) and d >= 0 for d in shape), w,
-                f"shape must be an array of at most {MAX_NDIM} non-negative integers, not {shape!r:.80}")
+        if not (type(shape) is list and len(shape) <= MAX_NDIM and all(type(d) is int and d >= 0 for d in shape)):
+            raise _fail(w, f"shape must be an array of at most {MAX_NDIM} non-negative integers, not {shape!r:.80}")
         shape = tuple(shape)
         dtype = self.dtype(rec["dtype"], w)
         weak, name, loc = rec.get("weak", False), rec.get("name"), rec.get("where")
-        _expect(type(weak) is bool, w, f"weak must be a boolean, not {_jtype(weak)}")
-        _expect(name is None or type(name) is str, w, f"name must be a string or null, not {_jtype(name)}")
-        _expect(loc is None or (type(loc) is list and len(loc) == 2 and type(loc[0]) is str and _is_int(loc[1])), w,
-                f"where must be [file, line] or null, not {loc!r:.80}")
+        if type(weak) is not bool:
+            raise _fail(w, f"weak must be a boolean, not {_jtype(weak)}")
+        if not (name is None or type(name) is str):
+            raise _fail(w, f"name must be a string or null, not {_jtype(name)}")
+        if loc is not None and not (type(loc) is list and len(loc) == 2 and type(loc[0]) is str
+                                    and _is_int(loc[1])):
+            raise _fail(w, f"where must be [file, line] or null, not {loc!r:.80}")
         loc = tuple(loc) if loc is not None else None
         praw = rec["params"]
-        _expect(type(praw) is list, w, f"params must be an array, not {_jtype(praw)}")
+        if type(praw) is not list:
+            raise _fail(w, f"params must be an array, not {_jtype(praw)}")
         params = []
-        subgraphs = self.subgraphs
+        refs = self.graph_refs
         for p in praw:
-            _expect(type(p) is list and len(p) == 2 and type(p[0]) is str, w,
-                    f"a param must be a [name, value] pair, not {p!r:.80}")
-            params.append((p[0], self.value(p[1], depth + 1, f"{at}.params.{p[0]}")))
+            if not (type(p) is list and len(p) == 2 and type(p[0]) is str):
+                raise _fail(w, f"a param must be a [name, value] pair, not {p!r:.80}")
+            params.append((p[0], self.value(p[1], 1, f"{at}.params.{p[0]}")))
         params = tuple(params)
         if op in ("constant", "literal", "placeholder", "variable"):
             node = self.leaf(op, params, inputs, shape, dtype, weak, name, loc, w)
         else:
-            _expect(not weak, w, "only leaves (literals, placeholders) can be weak")
+            if weak:
+                raise _fail(w, "only leaves (literals, placeholders) can be weak")
             try:
-                node = self.make(op, inputs, params, name, self.subgraphs != subgraphs)
+                node = self.make(op, inputs, params, name, self.graph_refs != refs)
             except FgraphError as e:
                 raise _fail(w, f"the op refuses the saved params or inputs: {str(e).split(chr(10))[0]}") from None
             except Exception as e:  # a shape rule given params of a wrong kind fails in its own way
                 raise _fail(w, f"the params are not valid for the op: {type(e).__name__}: {str(e)[:200]}") from e
-            _expect(node.shape == shape and node.dtype == dtype, w,
-                    f"the op makes {node.dtype}{list(node.shape)} from these inputs, the file says "
-                    f"{dtype}{list(shape)}")
+            if not (node.shape == shape and node.dtype == dtype):
+                raise _fail(w, f"the op makes {node.dtype}{list(node.shape)} from these inputs, the file says "
+                                f"{dtype}{list(shape)}")
             if node.dtype.char != dtype.char or (loc is not None and node.where != loc):  # keep the saved ones
                 node = Node(op, params, inputs, shape, dtype, False, name, loc)
         return node
@@ -630,23 +685,28 @@ class _Reader:
         from .operator import constant_node
         from .shape import PY_SCALAR_DTYPES
 
-        _expect(not inputs, w, "a leaf has no inputs")
+        if inputs:
+            raise _fail(w, "a leaf has no inputs")
         names = tuple(k for k, _ in params)
         want = {"constant": ("value",), "literal": ("value",), "placeholder": ("name", "id"),
                 "variable": ("name", "id", "value")}[op]
-        _expect(names == want, w, f"params must be {list(want)}, not {list(names)}")
+        if names != want:
+            raise _fail(w, f"params must be {list(want)}, not {list(names)}")
         kw = dict(params)
         if op == "literal":
             v = kw["value"]
-            _expect(type(v) is Scalar and type(v.value) in PY_SCALAR_DTYPES, w, "value must be a Python scalar")
-            _expect(shape == () and dtype == PY_SCALAR_DTYPES[type(v.value)] and weak, w,
-                    f"a literal {type(v.value).__name__} is weak {PY_SCALAR_DTYPES[type(v.value)]}[], not "
-                    f"{dtype}{list(shape)}")
+            if not (type(v) is Scalar and type(v.value) in PY_SCALAR_DTYPES):
+                raise _fail(w, "value must be a Python scalar")
+            if not (shape == () and dtype == PY_SCALAR_DTYPES[type(v.value)] and weak):
+                raise _fail(w, f"a literal {type(v.value).__name__} is weak {PY_SCALAR_DTYPES[type(v.value)]}[], not "
+                                f"{dtype}{list(shape)}")
             return Node(op, params, (), shape, dtype, True, name, loc)
         if op in ("placeholder", "variable"):
-            _expect(type(kw["name"]) is str, w, f"the name param must be a string, not {_jtype(kw['name'])}")
+            if type(kw["name"]) is not str:
+                raise _fail(w, f"the name param must be a string, not {_jtype(kw['name'])}")
             uid = kw["id"]
-            _expect(_is_int(uid) and 0 <= uid <= _MAX_ID, w, f"id must be a non-negative int64, not {uid!r:.40}")
+            if not (_is_int(uid) and 0 <= uid <= _MAX_ID):
+                raise _fail(w, f"id must be a non-negative int64, not {uid!r:.40}")
             self.max_id = max(self.max_id, uid)
         if op == "placeholder":
             try:
@@ -654,56 +714,67 @@ class _Reader:
             except FgraphError as e:
                 raise _fail(w, str(e).split("\n")[0]) from None
         c = kw["value"]
-        _expect(type(c) is Const, w, "value must be an array")
+        if type(c) is not Const:
+            raise _fail(w, "value must be an array")
         arr = c.array
-        _expect(arr.shape == shape and arr.dtype == dtype, w, f"the array is {arr.dtype}{list(arr.shape)}, the "
-                                                              f"node says {dtype}{list(shape)}")
-        _expect(not weak, w, "a constant or variable cannot be weak")
+        if not (arr.shape == shape and arr.dtype == dtype):
+            raise _fail(w, f"the array is {arr.dtype}{list(arr.shape)}, the "
+                            f"node says {dtype}{list(shape)}")
+        if weak:
+            raise _fail(w, "a constant or variable cannot be weak")
         if op == "variable":
             return Node(op, params, (), shape, dtype, False, name, loc)
         node = constant_node(arr, name)  # a large constant's data handed to a Known, as any constant's
         return node if loc is None or node.where == loc else node.replace(where=loc)
 
     def dtype(self, code, w) -> np.dtype:
-        _expect(type(code) is list and len(code) == 2 and type(code[0]) is str and code[0] in DTYPE_CODES
-                and code[1] in ("=", "|", "<", ">"), w,
-                f"dtype must be [type code, byte order] of a bool, integer, float or complex, not {code!r:.80}")
+        if not (type(code) is list and len(code) == 2 and type(code[0]) is str and code[0] in DTYPE_CODES
+                and code[1] in ("=", "|", "<", ">")):
+            raise _fail(w, f"dtype must be [type code, byte order] of a bool, integer, float or complex, not "
+                           f"{code!r:.80}")
         dt = np.dtype(code[0])
         return dt.newbyteorder(code[1]) if code[1] in "<>" else dt
 
     def value(self, v, depth: int, at: str):
         """One param value, through the whitelist of tags."""
         w = f"{self.where}: {at}"
-        _expect(depth <= MAX_DEPTH, w, f"params nest more than {MAX_DEPTH} deep")
+        if depth > MAX_DEPTH:
+            raise _fail(w, f"params nest more than {MAX_DEPTH} deep")
         t = type(v)
         if v is None or t is bool or t is int or t is str:
             return v
-        _expect(t is list and len(v) == 2 and type(v[0]) is str, w,
-                f"a value must be null, a boolean, an integer, a string or a [tag, payload] pair, not {_jtype(v)}")
+        if not (t is list and len(v) == 2 and type(v[0]) is str):
+            raise _fail(w, f"a value must be null, a boolean, an integer, a string or a [tag, payload] pair, "
+                           f"not {_jtype(v)}")
         tag, payload = v
         decode = _DECODERS.get(tag)
-        _expect(decode is not None, w, f"unknown value tag {tag!r:.80} (known: {sorted(_DECODERS)})")
+        if decode is None:
+            raise _fail(w, f"unknown value tag {tag!r:.80} (known: {sorted(_DECODERS)})")
         return decode(self, payload, depth, at, w)
 
 
 def _d_tuple(r, p, depth, at, w):
-    _expect(type(p) is list, w, "a tuple's payload must be an array")
+    if type(p) is not list:
+        raise _fail(w, "a tuple's payload must be an array")
     return tuple([r.value(e, depth + 1, at) for e in p])
 
 
 def _d_frozenset(r, p, depth, at, w):
-    _expect(type(p) is list, w, "a frozenset's payload must be an array")
+    if type(p) is not list:
+        raise _fail(w, "a frozenset's payload must be an array")
     items = [r.value(e, depth + 1, at) for e in p]
     try:
         out = frozenset(items)
     except TypeError:
         raise _fail(w, "a frozenset holds an unhashable value") from None
-    _expect(len(out) == len(items), w, "a frozenset holds a value twice")
+    if len(out) != len(items):
+        raise _fail(w, "a frozenset holds a value twice")
     return out
 
 
 def _bits(p, w) -> float:
-    _expect(type(p) is str and _HEX16.fullmatch(p) is not None, w, f"float bits must be 16 hex digits, not {p!r:.40}")
+    if not (type(p) is str and _HEX16.fullmatch(p) is not None):
+        raise _fail(w, f"float bits must be 16 hex digits, not {p!r:.40}")
     return struct.unpack(">d", bytes.fromhex(p))[0]
 
 
@@ -712,22 +783,24 @@ def _d_float(r, p, depth, at, w):
 
 
 def _d_complex(r, p, depth, at, w):
-    _expect(type(p) is list and len(p) == 2, w, "a complex number's payload must be [real bits, imag bits]")
+    if not (type(p) is list and len(p) == 2):
+        raise _fail(w, "a complex number's payload must be [real bits, imag bits]")
     return complex(_bits(p[0], w), _bits(p[1], w))
 
 
 def _d_numpy(r, p, depth, at, w):
-    _expect(type(p) is list and len(p) == 2, w, "a NumPy scalar's payload must be [dtype, hex bytes]")
+    if not (type(p) is list and len(p) == 2):
+        raise _fail(w, "a NumPy scalar's payload must be [dtype, hex bytes]")
     dt = r.dtype(p[0], w)
-    _expect(type(p[1]) is str and len(p[1]) == 2 * dt.itemsize and _HEX.fullmatch(p[1]) is not None, w,
-            f"a {dt} scalar must be {dt.itemsize} bytes as hex")
+    if not (type(p[1]) is str and len(p[1]) == 2 * dt.itemsize and _HEX.fullmatch(p[1]) is not None):
+        raise _fail(w, f"a {dt} scalar must be {dt.itemsize} bytes as hex")
     return np.frombuffer(bytes.fromhex(p[1]), dt)[0]
 
 
 def _d_scalar(r, p, depth, at, w):
     v = r.value(p, depth + 1, at)
-    _expect(v is None or type(v) in (bool, int, float, complex) or isinstance(v, np.generic), w,
-            f"a scalar literal must be a number or null, not {type(v).__name__}")
+    if not (v is None or type(v) in (bool, int, float, complex) or isinstance(v, np.generic)):
+        raise _fail(w, f"a scalar literal must be a number or null, not {type(v).__name__}")
     return Scalar(v)
 
 
@@ -736,12 +809,14 @@ def _d_array(r, p, depth, at, w):
 
 
 def _d_slice(r, p, depth, at, w):
-    _expect(type(p) is list and len(p) == 3, w, "a slice's payload must be [start, stop, step]")
+    if not (type(p) is list and len(p) == 3):
+        raise _fail(w, "a slice's payload must be [start, stop, step]")
     return slice(*(r.value(e, depth + 1, at) for e in p))
 
 
 def _d_ellipsis(r, p, depth, at, w):
-    _expect(p is None, w, "an ellipsis has a null payload")
+    if p is not None:
+        raise _fail(w, "an ellipsis has a null payload")
     return Ellipsis
 
 
@@ -750,8 +825,12 @@ def _d_dtype(r, p, depth, at, w):
 
 
 def _d_graph(r, p, depth, at, w):
-    r.subgraphs += 1
-    return r.graph(p, depth + 1, f"{at}.graph")
+    if not (_is_int(p) and 0 <= p < len(r.graphs)):
+        raise _fail(w, f"sub-graph {p!r:.40} is not an earlier entry of subgraphs "
+                        f"(0..{len(r.graphs) - 1})")
+    r.used_graphs.add(p)
+    r.graph_refs += 1
+    return r.graphs[p]
 
 
 #: the whole vocabulary of tagged values: a tag not here is refused
@@ -772,17 +851,22 @@ def _check_structure(s, n_leaves: int, w: str):
         if x == LEAF and type(x) is str:
             leaves += 1
             continue
-        _expect(type(x) is tuple and len(x) == 3 and x[0] in ("dict", "list", "tuple") and type(x[2]) is tuple, w,
-                f"not an outputs structure: {x!r:.80}")
+        if not (type(x) is tuple and len(x) == 3 and x[0] in ("dict", "list", "tuple")
+                and type(x[2]) is tuple):
+            raise _fail(w, f"not an outputs structure: {x!r:.80}")
         kind, meta, kids = x
         if kind == "dict":
-            _expect(type(meta) is tuple and len(meta) == len(kids), w, "a dict's keys do not match its values")
+            if not (type(meta) is tuple and len(meta) == len(kids)):
+                raise _fail(w, "a dict's keys do not match its values")
             try:
-                _expect(len(set(meta)) == len(meta), w, "a dict's keys repeat")
+                if len(set(meta)) != len(meta):
+                    raise _fail(w, "a dict's keys repeat")
             except TypeError:
                 raise _fail(w, "a dict key is unhashable") from None
         else:
-            _expect(_is_int(meta) and meta == len(kids), w, f"a {kind}'s length does not match its items")
+            if not (_is_int(meta) and meta == len(kids)):
+                raise _fail(w, f"a {kind}'s length does not match its items")
         stack.extend(kids)
-    _expect(leaves == n_leaves, w, f"the structure has {leaves} outputs, the graph {n_leaves}")
+    if leaves != n_leaves:
+        raise _fail(w, f"the structure has {leaves} outputs, the graph {n_leaves}")
     return s

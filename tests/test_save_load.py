@@ -241,8 +241,9 @@ def _extra_cases():
 
     def linalg(xp, s, v):
         t4 = xp.reshape(s @ s, (3, 3, 1))
-        return [xp.diagonal(s, 1), xp.inner(v, v), xp.vdot(v, v), xp.cross(v, v[::-1]), xp.linalg.eig(s.astype(complex))[1],
-                xp.linalg.eigh(s)[0], xp.linalg.eigvals(s.astype(complex)), xp.linalg.lstsq(s, v, rcond=None)[0],
+        return [xp.diagonal(s, 1), xp.inner(v, v), xp.vdot(v, v), xp.cross(v, v[::-1]),
+                xp.linalg.eig(s.astype(complex))[1], xp.linalg.eigh(s)[0], xp.linalg.eigvals(s.astype(complex)),
+                xp.linalg.lstsq(s, v, rcond=None)[0],
                 xp.linalg.qr(s)[0], xp.linalg.slogdet(s)[1], xp.linalg.tensorinv(xp.reshape(s, (3, 3)), ind=1),
                 xp.linalg.tensorsolve(xp.reshape(s, (3, 3)), v), t4.sum()]
 
@@ -361,6 +362,21 @@ def test_variables_and_updates_round_trip():
         same_results(g, h3, feed, steps=3)
 
 
+def test_equal_constants_share_one_member_and_deep_graphs_load():
+    """Small constants equal by content are written once; a chain of
+    thousands of nodes saves and loads without recursion."""
+    x = fnp.placeholder((2,), "float64", name="x")
+    y = x
+    for i in range(3000):
+        y = fnp.sin(y) * np.float64(i % 3)
+    g = fgraph.Graph(y)
+    data = dump(g)
+    with zipfile.ZipFile(io.BytesIO(members(data)[1])) as npz:
+        assert len(npz.namelist()) == 3
+    h = round_trip(g, {"x": r(2)})
+    assert len(h.nodes()) == len(g.nodes()) == 9001  # (each constant its own node)
+
+
 def test_fresh_ids_follow_the_loaded_ones():
     """A placeholder made after a load never shares an id with a loaded one."""
     g = fgraph.Graph(fnp.placeholder((2,), "float64") * 2)
@@ -444,6 +460,20 @@ def test_graph_valued_params_round_trip():
     same_graph(body, h.attrs["body"].attrs["nested"])
     out = fgraph.compile(h.attrs["branches"][0])(x=np.ones(3))
     np.testing.assert_array_equal(out[0], [1.0, 2.0, 3.0])
+
+
+@pytest.mark.skipif("while_loop" not in registered_ops(), reason="no control-flow ops")
+def test_a_loops_body_is_written_once():
+    """A loop makes one node per result, all holding its body: the file
+    holds it once, and the loaded nodes share one body again."""
+    x = fnp.placeholder((3,), "float64", name="x")
+    out = fgraph.while_loop(lambda v: v[2] < 3, lambda v: (v[0] + x, v[1] * 2.0, v[2] + 1), (x, x, fnp.asarray(0)))
+    g = fgraph.Graph(list(out))
+    doc, _ = members(dump(g))
+    assert len(doc["subgraphs"]) == 2  # cond and body, not one pair per result
+    h = round_trip(g, {"x": r(3)})
+    loops = [n for n in h.nodes() if n.op == "while_loop"]
+    assert len(loops) == 3 and len({id(n.param("body")) for n in loops}) == 1
 
 
 def test_graph_valued_params_of_a_registered_op():
@@ -564,7 +594,10 @@ REFUSALS = [
     ("name-type", lambda d: d["graph"]["nodes"][0].update(name=3), "name must be a string"),
     ("op-params", lambda d: d["graph"]["nodes"][-1]["params"].append(["bogus", 1]), "refuses the saved params"),
     ("graph-type", _set(("graph",), []), "expected an object, got an array"),
-    ("nested-graph", lambda d: d["graph"]["attrs"].append(["g", ["graph", {"nodes": 5}]]), "unknown field|missing"),
+    ("inline-graph", lambda d: d["graph"]["attrs"].append(["g", ["graph", {"nodes": 5}]]), "not an earlier entry"),
+    ("graph-ref", lambda d: d["graph"]["attrs"].append(["g", ["graph", 0]]), "not an earlier entry"),
+    ("subgraphs-type", _set(("subgraphs",), {}), "'subgraphs' must be an array"),
+    ("subgraphs-missing", lambda d: d.pop("subgraphs"), r"no \['subgraphs'\]"),
 ]
 
 
@@ -597,10 +630,24 @@ def test_deeply_nested_params_are_refused():
     for _ in range(serialize.MAX_DEPTH + 5):
         v = ["tuple", [v]]
     refused(mutated(lambda d: d["graph"]["nodes"][-1]["params"].append(["x", v])), "nest more than")
-    g = {"nodes": [], "inputs": [], "outputs": [], "structure": None, "updates": [], "attrs": []}
-    for _ in range(serialize.MAX_DEPTH + 5):
-        g = {"nodes": [], "inputs": [], "outputs": [], "structure": None, "updates": [], "attrs": [["g", ["graph", g]]]}
-    refused(mutated(lambda d: d["graph"]["attrs"].append(["g", ["graph", g]])), "nest more than")
+
+    def empty(attrs):
+        return {"nodes": [], "inputs": [], "outputs": [], "structure": None, "updates": [], "attrs": attrs}
+
+    # sub-graphs name earlier ones: a chain of any length decodes without recursion, a cycle cannot be written
+    chain = [empty([])] + [empty([["g", ["graph", k]]]) for k in range(2000)]
+    doc = copy.deepcopy(DOC)
+    doc["subgraphs"] = chain
+    doc["graph"]["attrs"].append(["g", ["graph", len(chain) - 1]])
+    h = load_bytes(pack(doc, NPZ))
+    assert h.attrs["g"].attrs["g"].attrs["g"].attrs["g"] is not None
+    for cyc in ([empty([["g", ["graph", 0]]])], [empty([]), empty([["g", ["graph", 2]]]), empty([])]):
+        doc["subgraphs"] = cyc
+        doc["graph"]["attrs"][-1] = ["g", ["graph", len(cyc) - 1]]
+        refused(pack(doc, NPZ), "not an earlier entry of subgraphs")
+    doc["subgraphs"] = [empty([]), empty([])]
+    doc["graph"]["attrs"][-1] = ["g", ["graph", 1]]
+    refused(pack(doc, NPZ), r"subgraphs \[0\] are not used")
 
 
 def _npy(header: dict, payload: bytes, version=(1, 0)) -> bytes:
