@@ -1,5 +1,5 @@
-"""Graphs for the describe / draw / report tests: a small training step,
-random programs as graphs, and a node that holds a sub-graph."""
+"""Graphs for the describe / draw / report tests: a small training step
+and random programs as graphs."""
 import re
 import warnings
 
@@ -7,27 +7,13 @@ import numpy as np
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.operator import Tensor
-from fgraph.shape import defop
-from fgraph.symbol import make_node
-from fgraph.types import is_registered
 from random_programs import build
-
-#: a test-only op whose params hold a Graph (as a loop's body does): its value has its input's shape and dtype
-CALL = "show_test_call"
-if not is_registered(CALL):
-    defop(CALL, lambda inputs, body: (inputs[0].shape, inputs[0].dtype), "a test op holding a sub-graph")
 
 DEF = re.compile(r"^\s*%(\d+) = (\w+)")
 
 
-def call(x, body):
-    """A node of the test op over ``x`` holding ``body`` (a Graph)."""
-    return Tensor(make_node(CALL, [x.node], (("body", body),)), x.stack)
-
-
 def training_step():
-    """(graph, feeds, variables): one SGD step of a small model, with literals, constants and updates."""
+    """(graph, feeds): one SGD step of a small model, with literals, constants and updates."""
     x = fnp.placeholder((8, 5), "float32", name="x")
     w = fnp.variable(np.linspace(-1, 1, 15, dtype="float32").reshape(5, 3), name="w")
     b = fnp.variable(np.zeros(3, "float32"), name="b")

@@ -16,7 +16,7 @@ import fgraph
 import fgraph.numpy as fnp
 from fgraph.show.listing import in_place_pairs
 from random_programs import programs
-from show_graphs import call, defined, random_graph, snapshot, training_step
+from show_graphs import defined, random_graph, snapshot, training_step
 
 REF = re.compile(r"%(\d+)")
 
@@ -160,23 +160,6 @@ def test_a_deep_graph_is_listed_without_recursion():
     g = fgraph.Graph(y)
     text = fgraph.describe(g, max_lines=20)
     assert text.splitlines()[0].endswith(f"{len(g.nodes()) - 1} node(s)")  # (the literal is written inline)
-
-
-def test_sub_graphs_are_listed_indented_below_their_node():
-    p = fnp.placeholder((3,), "float32", name="p")
-    body = fgraph.Graph(fnp.cos(p) * 2.0)
-    x = fnp.placeholder((3,), "float32", name="x")
-    g = fgraph.Graph(call(fnp.exp(x), body))
-    text = fgraph.describe(g)
-    lines = text.splitlines()
-    k = next(i for i, line in enumerate(lines) if "show_test_call" in line)
-    assert "body" not in lines[k].split(" : ")[0].split("show_test_call")[1]  # not inline
-    assert lines[k + 1].strip() == "body = {"
-    end = next(i for i in range(k, len(lines)) if lines[i].strip() == "}")
-    inner = lines[k + 2:end]
-    assert inner[0].strip().startswith("graph: 1 input(s), 1 output(s)")
-    assert [line.strip().split(" = ")[1].split()[0] for line in inner if " = " in line] == \
-        ["placeholder", "cos", "multiply"]
 
 
 def test_describe_keeps_the_lazy_array_description_and_refuses_other_things():
