@@ -57,6 +57,10 @@ MAX_DEPTH = 64
 #: the largest ratio of a zip member's declared size to its stored size:
 #: deflate cannot exceed about 1032:1, so a larger claim is a lie (a zip bomb)
 MAX_RATIO = 1100
+#: the largest ratio graph.json may inflate by, unless load's max_bytes is
+#: given: saved graphs deflate by 30-50:1 (repeated ops), while a bomb of
+#: empty JSON arrays deflates by 1000:1 and parses to 20 times its text
+JSON_RATIO = 200
 #: dtype type codes a node or an array may have (bool, integers, floats, complex)
 DTYPE_CODES = frozenset("?bBhHiIlLqQefdgFDG")
 #: the most dimensions an array may have (NumPy's own limit)
@@ -365,9 +369,10 @@ def load(path, *, max_bytes: int | None = None):
     ----------
     path : str, os.PathLike or a readable, seekable binary file
     max_bytes : int, optional
-        The most bytes the file's members may hold once decompressed
-        (default: whatever the file's size justifies, at most
-        ``MAX_RATIO`` times its compressed bytes).
+        The most bytes the file's members may hold once decompressed.  By
+        default what the file's size justifies: each member at most
+        ``MAX_RATIO`` times its compressed bytes, graph.json at most
+        ``JSON_RATIO`` times (its parsed form is some 20 times larger).
 
     Returns
     -------
@@ -407,9 +412,13 @@ def _load(f, where: str, max_bytes):
         missing = [m for m in _MEMBERS if m not in infos]
         if missing:
             raise _fail(where, f"member(s) {missing} missing: not a saved fgraph graph")
+        text = infos["graph.json"]
+        if max_bytes is None and text.file_size > JSON_RATIO * text.compress_size + (1 << 16):
+            raise _fail(where, f"graph.json declares {text.file_size:,} bytes from {text.compress_size:,} compressed "
+                               f"(more than {JSON_RATIO}:1; pass max_bytes to load it anyway)")
         with symbol.no_gc():  # (JSON values and nodes form no cycles: a collection would only walk them)
-            doc = _parse_json(_read(zf, infos["graph.json"], where), where)
-        npz = _open_npz(f, zf, infos["arrays.npz"])
+            doc = _parse_json(_read(zf, text, where), where)
+        npz = _open_npz(f, zf, infos["arrays.npz"], where)
         if not isinstance(npz, np.lib.npyio.NpzFile):
             raise _fail(where, "arrays.npz is not an npz archive")
         with npz:
@@ -446,7 +455,7 @@ def _read(zf, info, where) -> bytearray:
     return out
 
 
-def _open_npz(f, zf, info):
+def _open_npz(f, zf, info, where):
     if info.compress_type == zipfile.ZIP_STORED:
         f.seek(info.header_offset)
         head = f.read(zipfile.sizeFileHeader)
@@ -456,7 +465,7 @@ def _open_npz(f, zf, info):
         start = info.header_offset + zipfile.sizeFileHeader + fields[10] + fields[11]
         src = _Window(f, start, info.file_size)
     else:  # a deflated npz cannot be read in place: its size was checked, read it whole
-        src = io.BytesIO(_read(zf, info, "arrays.npz"))
+        src = io.BytesIO(_read(zf, info, where))
     return np.load(src, allow_pickle=False)
 
 
@@ -654,6 +663,8 @@ class _Reader:
                 raise _fail(w, f"a param must be a [name, value] pair, not {p!r:.80}")
             params.append((p[0], self.value(p[1], 1, f"{at}.params.{p[0]}")))
         params = tuple(params)
+        if len({k for k, _ in params}) != len(params):
+            raise _fail(w, f"a param name repeats: {[k for k, _ in params]}")
         if op in ("constant", "literal", "placeholder", "variable"):
             node = self.leaf(op, params, inputs, shape, dtype, weak, name, loc, w)
         else:
@@ -722,6 +733,10 @@ class _Reader:
                             f"node says {dtype}{list(shape)}")
         if weak:
             raise _fail(w, "a constant or variable cannot be weak")
+        if arr.dtype.char != dtype.char:  # npy keeps 'q' (long long) as '<i8', read back as 'l': the saved code wins
+            arr = arr.view(dtype)
+            c = Const(arr)
+            params = params[:-1] + (("value", c),)
         if op == "variable":
             return Node(op, params, (), shape, dtype, False, name, loc)
         node = constant_node(arr, name)  # a large constant's data handed to a Known, as any constant's
