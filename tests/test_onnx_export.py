@@ -350,6 +350,9 @@ def test_output_structures_and_names():
     m = check({"double": y, "parts": [px.sum(), {"max": px.max(axis=0)}], "x": px}, {"x": x})
     assert [o.name for o in m.graph.output] == ["double", "parts.0", "parts.1.max", "x"]
     assert [(d.dim_value) for d in m.graph.output[0].type.tensor_type.shape.dim] == [2, 3]
+    v = fnp.variable(np.arange(3.0), name="v")
+    m = check({"v": v, "c": fnp.asarray(np.ones((2, 2), F32)), "y": px[:, 0] + v[:2], "x": px}, {"x": x})
+    assert [o.name for o in m.graph.output] == ["v", "c", "y", "x"] and [i.name for i in m.graph.input] == ["x"]
     unused = fnp.placeholder((4,), "int64", name="unused")  # every graph input is kept, even one no output reads
     m = check(None, {"x": x, "unused": np.arange(4)}, graph=fgraph.Graph(outputs={"y": y}, inputs=[px, unused]))
     assert [i.name for i in m.graph.input] == ["x", "unused"]
