@@ -190,7 +190,7 @@ def test_reductions(opset, shape, dtype, keep, data):
     outs = {"sum": px.sum(axis=axes, keepdims=keep), "prod": px.prod(axis=axes, keepdims=keep),
             "mean": px.mean(axis=axes, keepdims=keep), "max": px.max(axis=axes, keepdims=keep),
             "min": px.min(axis=axes, keepdims=keep), "var": px.var(axis=axes, keepdims=keep),
-            "std1": px.std(axis=axes, ddof=1, keepdims=keep) if x.size > 1 else px.std(),
+            "std1": px.std(axis=axes, ddof=1, keepdims=keep) if np.prod([shape[a] for a in axes]) > 1 else px.std(),
             "all": fnp.all(px > -1, axis=axes, keepdims=keep), "any": fnp.any(px > 1, axis=axes, keepdims=keep),
             "sum_all": px.sum(), "sum_none": fnp.sum(px, axis=()), "argmax": fnp.argmax(px, axis=axis, keepdims=keep),
             "argmin": fnp.argmin(px, axis=axis), "argmax_flat": fnp.argmax(px),
