@@ -255,7 +255,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     del unroll  # accepted for JAX's signature; bodies always run as one compiled program
     static = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lower, upper))
     if static:
-        dtype = np.result_type(*(np.asarray(v).dtype if isinstance(v, np.integer) else np.int64 for v in (lower, upper)))
+        dtype = np.result_type(*(np.asarray(v).dtype if isinstance(v, np.integer) else np.int64
+                                 for v in (lower, upper)))
         start = np.asarray(lower, dtype)
 
         def step(carry, _):
