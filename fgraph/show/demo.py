@@ -46,7 +46,7 @@ def main(folder: str = "docs") -> dict:
     out = {"html": fgraph.report(exe, os.path.join(folder, "report.html"), optimiser_report=rep,
                                  title="fgraph report: one training step of a small MLP")}
     if find_chromium() is not None:
-        out["png"] = screenshot(out["html"], os.path.join(folder, "report.png"), height=3600)
+        out["png"] = screenshot(out["html"], os.path.join(folder, "report.png"), height=5600)
     return out
 
 
