@@ -146,9 +146,9 @@ def test_a_body_is_compiled_once_not_per_iteration(monkeypatch):
     made = []
     real = control_kernels.Body.__init__
 
-    def counting(self, graph, kernel_attr):
+    def counting(self, graph, kernel_attr, device):
         made.append(graph)
-        real(self, graph, kernel_attr)
+        real(self, graph, kernel_attr, device)
     monkeypatch.setattr(control_kernels.Body, "__init__", counting)
     p = fnp.placeholder((3,), "float64", name="p")
     out = fgraph.fori_loop(0, 200, lambda i, v: v * 0.99 + p, fnp.zeros(3))
@@ -156,6 +156,22 @@ def test_a_body_is_compiled_once_not_per_iteration(monkeypatch):
     exe(p=np.ones(3))
     exe(p=np.ones(3))
     assert len(made) == 1
+
+
+def test_exe_memory_reports_each_body_arena():
+    """A body's temporaries live in its own arena, planned once (reported with the graph's)."""
+    p = fnp.placeholder((50, 50), "float64", name="p")
+    out = fgraph.fori_loop(0, 5, lambda i, v: fnp.tanh(v @ p) * 2 + fnp.exp(v).sum(), fnp.zeros((50, 50)))
+    exe = fgraph.compile(fgraph.Graph(out))
+    ((label, body),) = exe.memory.bodies
+    assert label.startswith("scan at") and "test_control.py" in label
+    assert body.arena_bytes >= body.lower_bound_bytes > 0
+    assert "body 0: arena" in str(exe.memory)
+    pv = np.eye(50) * 0.5
+    want = np.zeros((50, 50))
+    for _ in range(5):
+        want = np.tanh(want @ pv) * 2 + np.exp(want).sum()
+    np.testing.assert_allclose(exe(p=pv), want)
 
 
 def test_closed_over_values_become_inputs_and_are_hoisted():

@@ -73,6 +73,9 @@ class MemoryReport:
     workspace_nodes: int = 0
     #: of those, how many got less than they prefer (their kernels take shorter chunks)
     workspace_cut: int = 0
+    #: ``(label, MemoryReport)`` of each loop or branch body the graph runs: its own arena, planned once and
+    #: reused by every iteration (``exe.memory`` fills it in; see fgraph/engines/numpy_kernels/control.py)
+    bodies: tuple = ()
     _plot_args: tuple = field(default=(), repr=False)
 
     @property
@@ -104,7 +107,9 @@ class MemoryReport:
                 f"{self.updates_in_place} update(s) written in place (into a spare of their variable), "
                 f"{self.updates_copied} kept in the arena; "
                 f"workspace of {self.workspace_nodes} node(s) in the arena ({self.workspace_cut} cut to fit), "
-                f"largest {self.workspace_bytes:,} B")
+                f"largest {self.workspace_bytes:,} B"
+                + "".join(f"; {label}: arena {r.arena_bytes:,} B, lower bound {r.lower_bound_bytes:,} B"
+                          for label, r in self.bodies))
 
 
 class ArenaPlan:

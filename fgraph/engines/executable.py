@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import dataclasses
 import difflib
 import itertools
 import operator
@@ -264,6 +265,7 @@ class Executable(Runner):
                 self._plan, self._arena = None, None
                 self._program = Program(roots, kernel_attr, engine.name)
         prog = self._program
+        self._program_kernel_attr = kernel_attr
         self._out_slots = [prog.slot[id(n)] for n in graph.outputs]
         # every update is copied in at the commit (one value may update several variables)
         self._update_slots = [(var.name, prog.slot[id(v)]) for var, v in graph.updates]
@@ -295,8 +297,13 @@ class Executable(Runner):
     @property
     def memory(self):
         """Arena bytes, lower bound, no-reuse total and their ratio (None when
-        compiled with plan_memory=False)."""
-        return None if self._plan is None else self._plan.report
+        compiled with plan_memory=False); ``bodies``: the same for each loop's body."""
+        if self._plan is None:
+            return None
+        from .numpy_kernels.control import body_reports
+
+        bodies = body_reports(self._program.order, self._program_kernel_attr, self._device)
+        return dataclasses.replace(self._plan.report, bodies=bodies) if bodies else self._plan.report
 
     @property
     def variables(self) -> Mapping[str, Any]:

@@ -1,9 +1,9 @@
 """Kernels for the control-flow ops (fgraph/ops/control.py) on any array engine.
 
-A body is optimised and compiled into a :class:`~fgraph.engines.program.Program`
-once, the first time a loop with that body runs (programs are cached by the
-body's structure), then run once per iteration: no compile, no graph walk,
-per step.  The loop itself is a Python loop over the compiled body; a
+A body is optimised and compiled (an executable with its own arena) once,
+the first time a loop with that body runs (cached by the body's structure
+and the device), then run once per iteration: no compile, no graph walk,
+no allocation but the step's results, per step.  The loop itself is a Python loop over the compiled body; a
 ``while_loop``'s trip count may depend on the data.  The same kernels serve
 the CuPy engine (``make_kernels("cupy_kernel")``): the body's program then
 uses that engine's kernels, and arrays stay on the device.
@@ -11,10 +11,12 @@ uses that engine's kernels, and arrays stay on the device.
 from __future__ import annotations
 
 from collections import OrderedDict
+from types import SimpleNamespace
 
 from ...devices import current
+from ...errors import format_location
 from ...types import set_attr
-from ..program import Program, may_alias, picked
+from ..program import may_alias, picked
 
 #: (kernel attribute, body graph) -> compiled body; bounded, oldest dropped first
 _PROGRAMS: OrderedDict = OrderedDict()
@@ -22,39 +24,60 @@ _MAX_PROGRAMS = 256
 
 
 class Body:
-    """A body graph compiled once: ``body(args) -> results`` (lists)."""
+    """A body graph compiled once, with its own arena: ``body(args) -> results``.
 
-    __slots__ = ("program", "size", "in_slots", "out_slots")
+    Its temporaries live in an arena planned once and reused by every
+    iteration (``memory`` reports it); each step allocates only its results
+    (the next carries), which the next step reads while writing its own."""
 
-    def __init__(self, graph, kernel_attr: str):
+    __slots__ = ("exe", "names")
+
+    def __init__(self, graph, kernel_attr: str, device):
         from ...optimiser import optimise
+        from ..executable import Executable
 
         g = optimise(graph)  # passes run inside bodies too (and, through their kernels, inside nested ones)
-        engine = kernel_attr.replace("_kernel", "")
-        self.program = Program(g.outputs, kernel_attr, engine)
-        slot = self.program.slot
-        self.size = len(self.program.order)
-        self.in_slots = [slot.get(id(p)) for p in g.inputs]  # None: a placeholder the outputs do not use
-        self.out_slots = [slot[id(o)] for o in g.outputs]
+        engine = SimpleNamespace(device=device, name=kernel_attr.replace("_kernel", ""), kernel_attr=kernel_attr)
+        self.exe = Executable(g, engine, kernel_attr, plan_memory=True)
+        self.names = [p.name for p in g.inputs]
+
+    @property
+    def memory(self):
+        return self.exe.memory
 
     def __call__(self, args) -> list:
-        values = [None] * self.size
-        for s, a in zip(self.in_slots, args):
-            if s is not None:
-                values[s] = a
-        self.program.run(values)
-        return [values[s] for s in self.out_slots]
+        # the feeds are the loop's own values, of the body's shapes and dtypes by construction: no feed checks
+        with self.exe._lock:  # one arena: two threads running the same body take turns
+            return self.exe._step(dict(zip(self.names, args)))
 
 
-def body_program(graph, kernel_attr: str) -> Body:
-    """The compiled body for ``graph`` (compiled on first use)."""
-    key = (kernel_attr, graph)
+def body_program(graph, kernel_attr: str, device=None) -> Body:
+    """The compiled body for ``graph`` on ``device`` (default: the current one; compiled on first use)."""
+    device = current() if device is None else device
+    key = (kernel_attr, device, graph)
     body = _PROGRAMS.get(key)
     if body is None:
-        body = _PROGRAMS[key] = Body(graph, kernel_attr)
+        body = _PROGRAMS[key] = Body(graph, kernel_attr, device)
         if len(_PROGRAMS) > _MAX_PROGRAMS:
             _PROGRAMS.popitem(last=False)
     return body
+
+
+def body_reports(order, kernel_attr: str, device) -> tuple:
+    """``(label, MemoryReport)`` of every body the nodes ``order`` run (compiling
+    those not yet compiled: the same programs the loops will run)."""
+    from ...ops.control import bodies
+
+    out, seen = [], set()
+    for n in order:
+        for k, g in enumerate(bodies(n)):
+            if g in seen:
+                continue
+            seen.add(g)
+            report = body_program(g, kernel_attr, device).memory
+            if report is not None:
+                out.append((f"{n.op} at {format_location(n.where)} body {k}", report))
+    return tuple(out)
 
 
 def _unaliased(results, inputs) -> list:
