@@ -30,7 +30,7 @@ class Body:
     iteration (``memory`` reports it); each step allocates only its results
     (the next carries), which the next step reads while writing its own."""
 
-    __slots__ = ("exe", "names")
+    __slots__ = ("exe", "fill", "outs", "arena")
 
     def __init__(self, graph, kernel_attr: str, device):
         from ...optimiser import optimise
@@ -38,17 +38,32 @@ class Body:
 
         g = optimise(graph)  # passes run inside bodies too (and, through their kernels, inside nested ones)
         engine = SimpleNamespace(device=device, name=kernel_attr.replace("_kernel", ""), kernel_attr=kernel_attr)
-        self.exe = Executable(g, engine, kernel_attr, plan_memory=True)
-        self.names = [p.name for p in g.inputs]
+        self.exe = exe = Executable(g, engine, kernel_attr, plan_memory=True)
+        # the executable's program run directly, without its feed checks and commit: the feeds are the
+        # loop's own values, of the body's shapes and dtypes by construction, and a body has no variables
+        index = {p.name: k for k, p in enumerate(g.inputs)}
+        self.fill = [(slot, index[name]) for slot, _, name in exe._fill]
+        self.outs = [(slot, exe._program.order[slot]) for slot in exe._out_slots]
+        self.arena = exe._arena
 
     @property
     def memory(self):
         return self.exe.memory
 
     def __call__(self, args) -> list:
-        # the feeds are the loop's own values, of the body's shapes and dtypes by construction: no feed checks
-        with self.exe._lock:  # one arena: two threads running the same body take turns
-            return self.exe._step(dict(zip(self.names, args)))
+        exe = self.exe
+        values = list(exe._template)
+        for slot, k in self.fill:
+            values[slot] = args[k]
+        with exe._lock:  # one arena: two threads running the same body take turns
+            exe._program.run(values)
+            # a result in the arena would be overwritten by the next step: copied (an arg passed through is not)
+            keep = {id(self.arena)}
+            return [_copied(exe._as_array(values[slot], node), keep) for slot, node in self.outs]
+
+
+def _copied(arr, keep):
+    return arr.copy() if may_alias(arr, keep) else arr
 
 
 def body_program(graph, kernel_attr: str, device=None) -> Body:
