@@ -246,12 +246,12 @@ def _as_bool(graph):
     return Graph(outputs=[out], inputs=list(graph.inputs))
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None, checkpoint=None):
     """``for i in range(lower, upper): val = body_fun(i, val)``; returns ``val``.
 
     ``jax.lax.fori_loop``: with Python (or NumPy) integer bounds the loop is
-    a ``scan`` of known length (reverse-differentiable); with lazy bounds a
-    ``while_loop``."""
+    a ``scan`` of known length (reverse-differentiable; ``checkpoint``: as
+    :func:`scan`'s); with lazy bounds a ``while_loop``."""
     del unroll  # accepted for JAX's signature; bodies always run as one compiled program
     static = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lower, upper))
     if static:
@@ -263,7 +263,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             i, val = carry
             return (i + np.asarray(1, dtype), body_fun(i, val)), None
 
-        (_, val), _ = scan(step, (start, init_val), None, length=max(int(upper) - int(lower), 0))
+        (_, val), _ = scan(step, (start, init_val), None, length=max(int(upper) - int(lower), 0),
+                           checkpoint=checkpoint)
         return val
     st = stack_of([lower, upper])
     lo, hi = Tensor(_strong(lower, st), st), Tensor(_strong(upper, st), st)
@@ -277,13 +278,18 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
 # ---------------------------------------------------------------- scan
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, *, checkpoint=None):
     """``jax.lax.scan``: ``carry, y = f(carry, x)`` over the leading axis of
     ``xs``; returns ``(final carry, ys stacked)``.
 
     ``xs`` may be ``None`` (then ``length`` steps with ``x=None``);
     ``reverse=True`` runs from the last row to the first (``ys`` keep their
-    row order).  The carry keeps its structure, shapes and dtypes."""
+    row order).  The carry keeps its structure, shapes and dtypes.
+
+    Reverse mode saves the carry of every step; ``checkpoint=k`` saves one
+    every ``k`` steps instead and recomputes the others a segment at a time
+    while going back (about ``length/k + k`` carries held instead of
+    ``length``, for one more forward pass)."""
     del unroll  # accepted for JAX's signature
     leaves, paths, tree = _tree(init)
     x_leaves, x_paths, x_tree = _tree(xs)
@@ -320,6 +326,14 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     _check_carry("scan", init_nodes, paths, outs[:n], "carry")
     params = (("body", traced.graph), ("n_carry", n), ("n_xs", len(x_nodes)), ("length", n_steps),
               ("reverse", bool(reverse)))
+    if checkpoint is not None:
+        try:
+            checkpoint = _operator.index(checkpoint)
+        except TypeError:
+            raise _error(DTypeError, "scan", f"checkpoint must be an int, got {type(checkpoint).__name__}") from None
+        if checkpoint < 1:
+            raise _error(FgraphError, "scan", f"checkpoint must be at least 1 (steps a segment), got {checkpoint}")
+        params += (("checkpoint", checkpoint),)
     res = _results("scan", init_nodes + x_nodes + traced.consts, params, len(outs), st)
     return _untree(tree, res[:n]), _untree(y_tree, res[n:])
 

@@ -379,6 +379,25 @@ def test_grad_through_scan_an_rnn(length, reverse):
     _check_grad(f, W, xs, h0)
 
 
+@pytest.mark.parametrize("length, seg, reverse", [(7, 3, False), (9, 4, True), (6, 2, False), (5, 5, False),
+                                                 (4, 1, True)])
+def test_checkpointed_scan_gradients_save_a_carry_a_segment(length, seg, reverse):
+    rng = np.random.default_rng(length)
+    W, P, xs, h0 = rng.normal(size=(4, 4)) * 0.5, rng.normal(size=(4, 3)), rng.normal(size=(length, 3)), np.ones(4)
+
+    def f(W, xs, checkpoint=None):
+        h, ys = fgraph.scan(lambda h, x: (fnp.tanh(W @ h + P @ x), h.sum()), fnp.asarray(h0), xs, reverse=reverse,
+                            checkpoint=checkpoint)
+        return (h * h).sum() + (ys * fnp.arange(length)).sum()
+
+    _check_grad(lambda W, xs: f(W, xs, seg), W, xs)
+    Wt, xst = fnp.asarray(W), fnp.asarray(xs)
+    saved = lambda g: [n for n in g.nodes() if n.shape == (length, 4)]  # noqa: E731  (every step's carry)
+    assert saved(fgraph.Graph(fgraph.grad(f(Wt, xst), [Wt, xst])))
+    if seg > 1:
+        assert not saved(fgraph.Graph(fgraph.grad(f(Wt, xst, seg), [Wt, xst])))
+
+
 def test_grad_through_fori_loop_and_cond():
     x = np.array([0.3, -0.7])
     _check_grad(lambda a: fgraph.fori_loop(0, 3, lambda i, v: fnp.sin(v) * a + i, a).sum(), x)

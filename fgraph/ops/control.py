@@ -19,8 +19,9 @@ as ``svd`` does; an engine runs the loop once for all its results
   carries + body consts -> carries), ``n_carry``, ``n_cond``.
 - ``scan``: inputs ``carries + xs + consts``; params ``body`` (Graph:
   carries + one row of each x + consts -> carries + ys), ``n_carry``,
-  ``n_xs``, ``length``, ``reverse``.  Results: the final carries, then each
-  y stacked over the steps (``(length, *y.shape)``).
+  ``n_xs``, ``length``, ``reverse`` (and ``checkpoint``, when given: the
+  segment length reverse mode recomputes carries in).  Results: the final
+  carries, then each y stacked over the steps (``(length, *y.shape)``).
 - ``switch``: inputs ``index + operands + each branch's consts``; params
   ``branches`` (a tuple of Graphs: operands + own consts -> outputs),
   ``n_operands``, ``splits`` (each branch's const count).  The index is
@@ -63,7 +64,7 @@ def _while_rule(inputs, cond, body, n_carry, n_cond, output):
     return n.shape, n.dtype
 
 
-def _scan_rule(inputs, body, n_carry, n_xs, length, reverse, output):
+def _scan_rule(inputs, body, n_carry, n_xs, length, reverse, output, checkpoint=None):
     """scan: final carries, then each per-step output stacked on a new axis 0."""
     rows = []
     for x in inputs[n_carry:n_carry + n_xs]:

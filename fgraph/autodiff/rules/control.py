@@ -4,6 +4,8 @@
   that also saves each step's input carry, then a scan in the opposite
   direction over the saved carries whose body is the body's vector-Jacobian
   product; the cotangents of the loop's constants are summed in its carry.
+  With ``checkpoint=k`` only one carry in ``k`` is saved, and each segment's
+  are recomputed on the way back (a scan of scans, see _checkpointed_grad).
 - ``switch`` (and ``cond``): a ``switch`` on the same index over the
   branches' vector-Jacobian products: the gradient of the branch taken.
 - ``while_loop``: refused, as in JAX: its trip count is not known when the
@@ -39,12 +41,14 @@ def _dot(outs, cots):
 
 
 @defgrad("scan")
-def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output):
+def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output, checkpoint=None):
     from ...control import inline, scan
 
     fnp = _fnp()
     st = out.stack
     n, k = n_carry, n_xs
+    if checkpoint is not None and min(checkpoint, length) > 1:  # (segments of 1 step: every carry saved anyway)
+        return _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, min(checkpoint, length))
     carries, xs, consts = list(inputs[:n]), list(inputs[n:n + k]), list(inputs[n + k:])
     fl = [i for i in range(n) if differentiable(carries[i].dtype)]
     fx = [j for j in range(k) if differentiable(xs[j].dtype)]
@@ -86,6 +90,44 @@ def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output):
         cot[n + j] = v
     for j, v in zip(fc, acc):
         cot[n + k + j] = v
+    return cot
+
+
+def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg):
+    """Reverse mode saving one carry a segment: the scan rewritten as a scan of
+    ``length % seg`` steps, then an outer scan over the whole segments whose
+    body is an inner scan of ``seg`` steps; differentiating that with the
+    rule above saves the outer carries only, and the inner scan's own rule,
+    run once a segment on the way back, recomputes and saves that segment's."""
+    from ...control import inline, scan
+
+    fnp = _fnp()
+    st = out.stack
+    carries, xs, consts = list(inputs[:n]), list(inputs[n:n + k]), list(inputs[n + k:])
+    const_nodes = [c.node for c in consts]
+
+    def step(c, x):
+        outs = [Tensor(o, st) for o in inline(body, [t.node for t in c] + [t.node for t in x] + const_nodes)]
+        return outs[:n], outs[n:]
+
+    def segment(c, x_seg):
+        return scan(step, c, x_seg, length=seg, reverse=reverse)
+
+    head, full = length % seg, length // seg
+    # the steps run first: the first ``head`` rows, or (reverse) the last ones
+    first = slice(0, head) if not reverse else slice(length - head, length)
+    rest = slice(head, length) if not reverse else slice(0, length - head)
+    c, ys_head = scan(step, carries, [x[first] for x in xs], length=head, reverse=reverse)
+    xs_seg = [fnp.reshape(x[rest], (full, seg) + x.shape[1:]) for x in xs]
+    c, ys_seg = scan(segment, c, xs_seg, length=full, reverse=reverse)
+    ys_rest = [fnp.reshape(y, (full * seg,) + y.shape[2:]) for y in ys_seg]
+    ys = [fnp.concatenate([h, r] if not reverse else [r, h]) for h, r in zip(ys_head, ys_rest)]
+    results = list(c) + ys
+    wrt = [i for i in range(len(inputs)) if differentiable(inputs[i].dtype)]
+    grads = gradients(results[output], [inputs[i] for i in wrt], seed=g)  # (g as a seed: not differentiated)
+    cot: list = [None] * len(inputs)
+    for i, v in zip(wrt, grads):
+        cot[i] = v
     return cot
 
 

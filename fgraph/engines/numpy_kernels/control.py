@@ -115,7 +115,7 @@ def make_kernels(kernel_attr: str) -> dict:
             carry = step(carry + body_consts)
         return _unaliased(carry, inputs)
 
-    def scan_all(*inputs, body, n_carry, n_xs, length, reverse):
+    def scan_all(*inputs, body, n_carry, n_xs, length, reverse, checkpoint=None):
         xp = current().xp
         carry = list(inputs[:n_carry])
         xs = inputs[n_carry:n_carry + n_xs]
