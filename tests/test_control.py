@@ -486,3 +486,25 @@ def test_the_loop_benchmarks_compute_what_numpy_computes():
 
     for w in workloads(quick=True):
         assert w["check"] < 1e-9, w["name"]
+
+
+def test_the_loops_example(capsys):
+    """examples/loops.py, at small sizes, against NumPy and calculus."""
+    import importlib.util
+    import pathlib
+
+    from fgraph.bench.loops import jacobi_numpy
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "loops.py"
+    spec = importlib.util.spec_from_file_location("loops_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    u0, u, steps = example.heat(n=12, tol=1e-3)
+    want, want_steps = jacobi_numpy(u0, 1e-3, 10**6)
+    assert steps == want_steps
+    np.testing.assert_allclose(u, want)
+    first, last = example.rnn(hidden=6, T=13, steps=30, lr=0.1)
+    assert last < first
+    a, root, slope = example.newton()
+    np.testing.assert_allclose(root, np.sqrt(a))
+    np.testing.assert_allclose(slope, 0.5 / np.sqrt(a), rtol=1e-6)
