@@ -24,6 +24,7 @@ import numpy as np
 
 from .errors import DTypeError, FgraphError, ShapeError, format_location, user_location
 from .operator import Tensor, constant_node, lift, placeholder_node, python_data_array, stack_of
+from .shape import int_fits, result_type
 from .symbol import Node, _infer, topological
 from .tree import flatten, unflatten
 
@@ -105,10 +106,14 @@ def _trace(fn, args, templates: list[Node], st, what: str, out_dtypes=None) -> _
             node = lift(leaf, st)
         except FgraphError as e:
             raise _error(FgraphError, what, f"result{paths[k]} is not an array: {e}") from None
-        if node.weak:  # a Python scalar result takes the carry's dtype (JAX's weak types), else NumPy's default
-            if out_dtypes is not None and k < len(out_dtypes):
-                node = constant_node(np.asarray(node.params[0][1].value, dtype=out_dtypes[k]))
-            else:
+        if node.weak:  # a Python scalar result takes the carry's dtype where NEP 50 would (JAX's weak types)
+            if out_dtypes is not None and k < len(out_dtypes) and result_type(node, out_dtypes[k]) == out_dtypes[k]:
+                value = node.params[0][1].value
+                if type(value) is int and out_dtypes[k].kind in "iu" and not int_fits(value, out_dtypes[k]):
+                    raise _error(DTypeError, what, f"result{paths[k]}: Python integer {value} out of bounds for "
+                                                   f"{out_dtypes[k]} (NumPy 2 refuses it too)")
+                node = constant_node(np.asarray(value, dtype=out_dtypes[k]))
+            else:  # NumPy's default dtype (a float for an int carry: refused by the carry check)
                 node = _strong(leaf, st)
         outs.append(node)
     graph, consts = _close(outs, phs, what)

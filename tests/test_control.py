@@ -100,6 +100,15 @@ def test_pytree_carries_keep_their_structure():
     assert out["n"][1][0].dtype == np.float32 and float(out["n"][1][0]) == 8.0
 
 
+def test_python_scalar_results_take_the_carry_dtype_as_nep50_does():
+    assert fgraph.fori_loop(0, 3, lambda i, v: 2, np.int8(1)).dtype == np.int8
+    assert float(fgraph.fori_loop(0, 3, lambda i, v: 2.5, np.float32(1))) == 2.5
+    with pytest.raises(fgraph.DTypeError, match=r"(?s)carry\[1\] from int64 to float64.*test_control\.py"):
+        fgraph.fori_loop(0, 3, lambda i, v: 1.5, 1)  # a float into an int carry is refused, not truncated
+    with pytest.raises(fgraph.DTypeError, match=r"(?s)300 out of bounds for int8.*test_control\.py"):
+        fgraph.fori_loop(0, 3, lambda i, v: 300, np.int8(1))
+
+
 @pytest.mark.parametrize("compiled", [False, True])
 def test_cond_and_switch_pick_the_branch(compiled):
     a = np.array([1.0, -2.0, 3.0])
