@@ -155,16 +155,19 @@ def test_a_body_is_compiled_once_not_per_iteration(monkeypatch):
     made = []
     real = control_kernels.Body.__init__
 
-    def counting(self, graph, kernel_attr, device):
+    def counting(self, graph, kernel_attr, device, carries=0):
         made.append(graph)
-        real(self, graph, kernel_attr, device)
+        real(self, graph, kernel_attr, device, carries)
     monkeypatch.setattr(control_kernels.Body, "__init__", counting)
     p = fnp.placeholder((3,), "float64", name="p")
     out = fgraph.fori_loop(0, 200, lambda i, v: v * 0.99 + p, fnp.zeros(3))
     exe = fgraph.compile(fgraph.Graph(out))
-    exe(p=np.ones(3))
-    exe(p=np.ones(3))
+    first = exe(p=np.ones(3))
+    second = exe(p=np.ones(3))
     assert len(made) == 1
+    np.testing.assert_array_equal(first, second)  # the carries' buffers are reused: results are copies
+    (body,) = [b for key, b in control_kernels._PROGRAMS.items() if key[2] is made[0]]
+    assert len(body.targets) == 4  # the carry and the counter, each written into two buffers in turn
 
 
 def test_exe_memory_reports_each_body_arena():

@@ -27,12 +27,17 @@ class Body:
     """A body graph compiled once, with its own arena: ``body(args) -> results``.
 
     Its temporaries live in an arena planned once and reused by every
-    iteration (``memory`` reports it); each step allocates only its results
-    (the next carries), which the next step reads while writing its own."""
+    iteration (``memory`` reports it).  A loop's carries (``carries``: its
+    first results, fed back as its first inputs) are written into two sets
+    of buffers in turn, so each step writes the next carries over the ones
+    the step before last made (libnnc's co-allocated loop carries): a step
+    allocates nothing but its other results.  A loop holds ``lock`` while it
+    runs (the buffers are the loop's); ``owned`` copies the results that live
+    in those buffers when the loop ends."""
 
-    __slots__ = ("exe", "fill", "outs", "arena")
+    __slots__ = ("exe", "fill", "outs", "arena", "programs", "targets", "lock")
 
-    def __init__(self, graph, kernel_attr: str, device):
+    def __init__(self, graph, kernel_attr: str, device, carries: int = 0):
         from ...optimiser import optimise
         from ..executable import Executable
 
@@ -45,34 +50,62 @@ class Body:
         self.fill = [(slot, index[name]) for slot, _, name in exe._fill]
         self.outs = [(slot, exe._program.order[slot]) for slot in exe._out_slots]
         self.arena = exe._arena
+        self.lock = exe._lock
+        self.programs, self.targets = [exe._program], set()
+        if carries:
+            self.programs = [self._into_buffers(g, kernel_attr, engine, carries) for _ in range(2)]
+
+    def _into_buffers(self, g, kernel_attr, engine, carries):
+        """The body's program with its computed carries written into buffers of their own."""
+        from ..program import Program
+
+        exe, device = self.exe, engine.device
+        plan, order, slot = exe._plan, exe._program.order, exe._program.slot
+        outs = {k: device.view(exe._arena, plan.offset(k), n.shape, n.dtype)
+                for k, n in enumerate(plan.order) if plan.storage[k]}
+        for o in g.outputs[:carries]:
+            k = slot[id(o)]
+            if o.inputs and k not in outs:  # (a carry passed through, or a leaf, has no buffer to write)
+                outs[k] = device.xp.empty(o.shape, o.dtype)
+                self.targets.add(id(outs[k]))
+        scratch = {k: device.view(exe._arena, off, (size,), "uint8") for k, (off, size) in plan.workspaces().items()}
+        prog = Program(g.roots(), kernel_attr, engine.name, order=order, outs=outs, workspaces=scratch)
+        assert prog.slot == slot  # the same schedule: the executable's slots still name the values
+        return prog
 
     @property
     def memory(self):
         return self.exe.memory
 
-    def __call__(self, args) -> list:
+    def __call__(self, args, step: int = 0) -> list:
+        """One step; ``step``'s parity picks the carries' buffers (hold ``lock`` around a loop)."""
         exe = self.exe
         values = list(exe._template)
         for slot, k in self.fill:
             values[slot] = args[k]
-        with exe._lock:  # one arena: two threads running the same body take turns
-            exe._program.run(values)
-            # a result in the arena would be overwritten by the next step: copied (an arg passed through is not)
-            keep = {id(self.arena)}
-            return [_copied(exe._as_array(values[slot], node), keep) for slot, node in self.outs]
+        self.programs[step & 1 if len(self.programs) > 1 else 0].run(values)
+        # a result in the arena would be overwritten by the next step: copied (an arg passed through is not)
+        keep = {id(self.arena)}
+        return [_copied(exe._as_array(values[slot], node), keep) for slot, node in self.outs]
+
+    def owned(self, results) -> list:
+        """The results, those in the carries' buffers copied (the next loop reuses them)."""
+        return [r.copy() if id(r) in self.targets else r for r in results]
 
 
 def _copied(arr, keep):
     return arr.copy() if may_alias(arr, keep) else arr
 
 
-def body_program(graph, kernel_attr: str, device=None) -> Body:
-    """The compiled body for ``graph`` on ``device`` (default: the current one; compiled on first use)."""
+def body_program(graph, kernel_attr: str, device=None, carries: int = 0) -> Body:
+    """The compiled body for ``graph`` on ``device`` (default: the current one;
+    compiled on first use); ``carries``: how many of its first results are fed
+    back as its first inputs (a loop's), written into buffers of their own."""
     device = current() if device is None else device
-    key = (kernel_attr, device, graph)
+    key = (kernel_attr, device, graph, carries)
     body = _PROGRAMS.get(key)
     if body is None:
-        body = _PROGRAMS[key] = Body(graph, kernel_attr, device)
+        body = _PROGRAMS[key] = Body(graph, kernel_attr, device, carries)
         if len(_PROGRAMS) > _MAX_PROGRAMS:
             _PROGRAMS.popitem(last=False)
     return body
@@ -89,7 +122,8 @@ def body_reports(order, kernel_attr: str, device) -> tuple:
             if g in seen:
                 continue
             seen.add(g)
-            report = body_program(g, kernel_attr, device).memory
+            carries = n.param("n_carry") if n.op == "scan" or (n.op == "while_loop" and k == 1) else 0
+            report = body_program(g, kernel_attr, device, carries).memory
             if report is not None:
                 out.append((f"{n.op} at {format_location(n.where)} body {k}", report))
     return tuple(out)
@@ -110,9 +144,13 @@ def make_kernels(kernel_attr: str) -> dict:
         carry = list(inputs[:n_carry])
         cond_consts = list(inputs[n_carry:n_carry + n_cond])
         body_consts = list(inputs[n_carry + n_cond:])
-        test, step = body_program(cond, kernel_attr), body_program(body, kernel_attr)
-        while bool(test(carry + cond_consts)[0]):
-            carry = step(carry + body_consts)
+        test, step = body_program(cond, kernel_attr), body_program(body, kernel_attr, carries=n_carry)
+        t = 0
+        with step.lock, test.lock:  # the carries' buffers (and the arenas) are this loop's until it ends
+            while bool(test(carry + cond_consts)[0]):
+                carry = step(carry + body_consts, t)
+                t += 1
+            carry = step.owned(carry)
         return _unaliased(carry, inputs)
 
     def scan_all(*inputs, body, n_carry, n_xs, length, reverse, checkpoint=None):
@@ -120,21 +158,25 @@ def make_kernels(kernel_attr: str) -> dict:
         carry = list(inputs[:n_carry])
         xs = inputs[n_carry:n_carry + n_xs]
         consts = list(inputs[n_carry + n_xs:])
-        step = body_program(body, kernel_attr)
+        step = body_program(body, kernel_attr, carries=n_carry)
         # the stacked outputs are allocated once and written row by row
         ys = [xp.empty((length,) + o.shape, o.dtype) for o in body.outputs[n_carry:]]
-        for t in (range(length - 1, -1, -1) if reverse else range(length)):
-            out = step(carry + [x[t] for x in xs] + consts)
-            carry = out[:n_carry]
-            for y, v in zip(ys, out[n_carry:]):
-                y[t] = v
+        with step.lock:  # the carries' buffers are this loop's until it ends
+            for k, t in enumerate(range(length - 1, -1, -1) if reverse else range(length)):
+                out = step(carry + [x[t] for x in xs] + consts, k)
+                carry = out[:n_carry]
+                for y, v in zip(ys, out[n_carry:]):
+                    y[t] = v
+            carry = step.owned(carry)
         return _unaliased(carry, inputs) + ys
 
     def switch_all(index, *inputs, branches, n_operands, splits):
         b = min(max(int(index), 0), len(branches) - 1)  # clamped, as jax.lax.switch does
         at = n_operands + sum(splits[:b])
         args = list(inputs[:n_operands]) + list(inputs[at:at + splits[b]])
-        return _unaliased(body_program(branches[b], kernel_attr)(args), inputs)
+        branch = body_program(branches[b], kernel_attr)
+        with branch.lock:
+            return _unaliased(branch(args), inputs)
 
     return {"while_loop": while_all, "scan": scan_all, "switch": switch_all}
 
