@@ -335,11 +335,28 @@ def test_the_dask_engine_unrolls_known_trip_counts_and_refuses_while():
         fgraph.compile(fgraph.Graph(w), engine="dask")
 
 
-def test_micro_batching_refuses_loops():
-    x = fnp.placeholder((4, 3), "float64", name="x")
-    c, ys = fgraph.scan(lambda c, r: (c + r, c * r), fnp.zeros(3), x)
-    with pytest.raises(fgraph.FgraphError, match=r"micro_batch: scan"):
-        fgraph.compile(fgraph.Graph(ys), micro_batch=2)
+def test_micro_batching_through_loops_that_keep_rows_apart():
+    x = fnp.placeholder((8, 3), "float64", name="x")
+    W = np.random.default_rng(0).normal(size=(3, 3))
+    h = fgraph.fori_loop(0, 4, lambda i, h: fnp.tanh(h @ W + x), x * 0)
+    k = fgraph.while_loop(lambda s: s[0] < 3, lambda s: (s[0] + 1, s[1] * 0.5 + h), (0, h))[1]
+    out = fgraph.cond(fnp.asarray(1) > 0, lambda a: a * 2, lambda a: a - 1, k)
+    xv = np.arange(24.0).reshape(8, 3) / 10
+    g = fgraph.Graph(out)
+    np.testing.assert_array_equal(fgraph.compile(g, micro_batch=3)(x=xv), fgraph.compile(g)(x=xv))
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda x: fgraph.while_loop(lambda v: v.sum() < 100, lambda v: v * 2, x + 1), "one trip count for every row"),
+    (lambda x: fgraph.scan(lambda c, r: (c + r, c), fnp.zeros(3), x)[0], "xs are batched"),
+    (lambda x: fgraph.scan(lambda c, r: (c + r, c * 2), x, fnp.ones((5, 3)))[1], "stacked ys"),
+    (lambda x: fgraph.scan(lambda c, r: (c + r, c.sum()), x, fnp.ones((5, 3)))[0],
+     r"inside the scan's body: sum: it reduces over the batch axis 0 \(made at .*test_control\.py"),
+])
+def test_micro_batching_refuses_loops_that_mix_rows(make, reason):
+    x = fnp.placeholder((8, 3), "float64", name="x")
+    with pytest.raises(fgraph.FgraphError, match=r"micro_batch: (scan|while_loop|switch): .*" + reason):
+        fgraph.compile(fgraph.Graph(make(x)), micro_batch=2)
 
 
 def test_the_cupy_engine_runs_loops_on_its_device(host):

@@ -529,3 +529,6 @@ class MicroBatchExecutable(Runner):
     def __repr__(self):
         return (f"<fgraph.Executable {self.engine.name}, micro-batched: {len(self._bounds)} chunk(s) of "
                 f"{self.micro_batch} of {self.batch} rows>")
+
+
+from . import microbatch_control  # noqa: E402,F401  (the loops' and branches' rules, added to RULES)
