@@ -37,7 +37,13 @@ def _rebuilt(graph: Graph, flags, c: Ctx, what: str, carries: int = 0) -> tuple[
     for i in range(carries):
         if split.batched_outputs[i] != bool(flags[i]):
             raise Mixes(f"carry {i} {'loses' if flags[i] else 'gains'} the batch rows on the way round {what}")
-    return split.graph, split.batched_outputs
+    g = split.graph
+    # a batched placeholder the outputs do not read was left at B rows: the loop feeds it k
+    ins = tuple(p.replace(shape=(c.k,) + p.shape[1:]) if f and p.shape[:1] == (c.B,) else p
+                for p, f in zip(g.inputs, flags))
+    if any(a is not b for a, b in zip(ins, g.inputs)):
+        g = Graph.from_parts(g.outputs, g.structure, ins, (), g.attrs)
+    return g, split.batched_outputs
 
 
 def _reads_batched(graph: Graph, flags) -> bool:
