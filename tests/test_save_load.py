@@ -425,7 +425,7 @@ def _exact(v):
     return serialize.symbol.exact_key(v)
 
 
-@pytest.mark.parametrize("value", SPECIALS, ids=[repr(v)[:30] for v in SPECIALS])
+@pytest.mark.parametrize("value", SPECIALS, ids=[f"{k}-{type(v).__name__}" for k, v in enumerate(SPECIALS)])
 def test_every_kind_of_param_round_trips_exactly(value):
     """Param values as graph attrs (encoded as params are): the exact value
     comes back, sign of zero, NaN payload, dtype code and type included."""
