@@ -235,7 +235,7 @@ class Node:
             if p is None:
                 p = i._pins
             if p is not None and p is not pins:
-                pins = p if pins is None else (pins, p)
+                pins = p if pins is None else merge_pins(pins, p)
             ih.append(i._hash)
             ih2.append(i._key2)
         if not inputs:
@@ -348,8 +348,29 @@ class Known:
         object.__setattr__(node, "_pins", None)
 
 
+def merge_pins(a, b):
+    """The pins of both ``a`` and ``b`` (each a Known or a tuple tree of
+    them).  Two trees are flattened into one tuple without repeats: nesting
+    them as ``(a, b)`` doubled the tree at each node whose inputs share pins
+    through different paths (a 60-deep lazy DAG held 2**60 leaves).  A
+    single Known is nested in O(1), so a chain adding one known value at a
+    time stays linear."""
+    if type(a) is not tuple or type(b) is not tuple:
+        return (a, b)
+    seen: dict[int, Known] = {}
+    stack = [b, a]
+    while stack:
+        p = stack.pop()
+        if type(p) is tuple:
+            stack.extend(reversed(p))
+        elif id(p) not in seen:
+            seen[id(p)] = p
+    flat = tuple(seen.values())
+    return flat if len(flat) > 1 else flat[0]
+
+
 def data_pins(pins) -> tuple | None:
-    """The constants' data among ``pins`` (a Known or a tuple tree of them)."""
+    """The constants' data among ``pins`` (a Known or a tuple of them)."""
     if type(pins) is not tuple:  # None or one Known: most pins
         return (pins,) if pins is not None and pins.data else None
     found: dict[int, Known] = {}
