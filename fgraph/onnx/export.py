@@ -38,6 +38,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from ..engines.program import order_below
 from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..shape import ufunc_dtypes
@@ -976,20 +977,7 @@ def _refusal(node: Node, origin: Node, opset: int, reason: str) -> FgraphError:
 
 def _new_nodes(root: Node, named: dict) -> list[Node]:
     """The nodes under ``root`` not yet exported, inputs first (iterative)."""
-    order, seen, stack = [], set(), [(root, 0)]
-    seen.add(id(root))
-    while stack:
-        n, i = stack[-1]
-        if i < len(n.inputs):
-            stack[-1] = (n, i + 1)
-            c = n.inputs[i]
-            if id(c) not in named and id(c) not in seen:
-                seen.add(id(c))
-                stack.append((c, 0))
-        else:
-            stack.pop()
-            order.append(n)
-    return order
+    return [n for n in order_below([root], named) if id(n) not in named]
 
 
 def _fold(node: Node) -> np.ndarray:
