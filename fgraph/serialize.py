@@ -500,6 +500,18 @@ def _is_int(x) -> bool:
     return type(x) is int
 
 
+def _check_fields(rec, allowed, required, where: str) -> None:
+    """``rec`` is a JSON object with no field outside ``allowed`` and every one of ``required``."""
+    if type(rec) is not dict:
+        raise _fail(where, f"expected an object, got {_jtype(rec)}")
+    unknown = sorted(set(rec) - allowed)
+    if unknown:
+        raise _fail(where, f"unknown field(s) {unknown}")
+    missing = [k for k in required if k not in rec]
+    if missing:
+        raise _fail(where, f"missing field(s) {missing}")
+
+
 def _jtype(x) -> str:
     return {dict: "an object", list: "an array", str: "a string", int: "an integer", bool: "a boolean",
             type(None): "null"}.get(type(x), type(x).__name__)
@@ -553,14 +565,7 @@ class _Reader:
         from .tree import unflatten
 
         w = f"{self.where}: {at}"
-        if type(rec) is not dict:
-            raise _fail(w, f"expected an object, got {_jtype(rec)}")
-        unknown = sorted(set(rec) - _GRAPH_KEYS)
-        if unknown:
-            raise _fail(w, f"unknown field(s) {unknown}")
-        missing = sorted(_GRAPH_KEYS - set(rec))
-        if missing:
-            raise _fail(w, f"missing field(s) {missing}")
+        _check_fields(rec, _GRAPH_KEYS, sorted(_GRAPH_KEYS), w)
         for k in ("nodes", "inputs", "outputs", "updates", "attrs"):
             if type(rec[k]) is not list:
                 raise _fail(w, f"'{k}' must be an array, not {_jtype(rec[k])}")
@@ -617,14 +622,7 @@ class _Reader:
 
     def node(self, rec, nodes: list, at: str) -> Node:
         w = f"{self.where}: {at}"
-        if type(rec) is not dict:
-            raise _fail(w, f"expected an object, got {_jtype(rec)}")
-        unknown = sorted(set(rec) - _NODE_KEYS)
-        if unknown:
-            raise _fail(w, f"unknown field(s) {unknown}")
-        missing = [k for k in _NODE_REQUIRED if k not in rec]
-        if missing:
-            raise _fail(w, f"missing field(s) {missing}")
+        _check_fields(rec, _NODE_KEYS, _NODE_REQUIRED, w)
         op = rec["op"]
         if type(op) is not str:
             raise _fail(w, f"op must be a string, not {_jtype(op)}")

@@ -50,12 +50,12 @@ MIN_OPSET = 7
 MAX_OPSET = 22
 
 
-def _onnx():
+def _onnx(op: str = "onnx.load", task: str = "reading ONNX models"):
+    """The onnx package, or an FgraphError naming ``op`` and the extra to install."""
     try:
         import onnx
     except ImportError:  # pragma: no cover - the extra is missing
-        raise error_at(FgraphError, "onnx.load", "reading ONNX models needs the onnx package: "
-                                                 "pip install 'fgraph[onnx]'") from None
+        raise error_at(FgraphError, op, f"{task} needs the onnx package: pip install 'fgraph[onnx]'") from None
     return onnx
 
 

@@ -44,6 +44,7 @@ from ..graph import Graph
 from ..shape import ufunc_dtypes
 from ..symbol import Node, error_at, topological
 from ..tree import LEAF
+from . import _onnx as _onnx_package
 
 __all__ = ["save", "to_model", "exportable_ops", "DEFAULT_OPSET", "MIN_OPSET"]
 
@@ -81,12 +82,7 @@ def exportable_ops() -> list[str]:
 
 
 def _onnx():
-    try:
-        import onnx
-    except ImportError:  # pragma: no cover - the extra is missing
-        raise error_at(FgraphError, "onnx.save", "writing ONNX models needs the onnx package: "
-                                                 "pip install 'fgraph[onnx]'") from None
-    return onnx
+    return _onnx_package("onnx.save", "writing ONNX models")
 
 
 # ---------------------------------------------------------------- the export state
