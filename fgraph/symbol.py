@@ -354,7 +354,7 @@ def merge_pins(a, b):
     them as ``(a, b)`` doubled the tree at each node whose inputs share pins
     through different paths (a 60-deep lazy DAG held 2**60 leaves).  A
     single Known is nested in O(1), so a chain adding one known value at a
-    time stays linear."""
+    time stays linear; merging two trees costs the number of values they pin."""
     if type(a) is not tuple or type(b) is not tuple:
         return (a, b)
     seen: dict[int, Known] = {}

@@ -456,7 +456,8 @@ def test_a_temporary_is_reused_only_when_nobody_else_holds_it():
         np.testing.assert_array_equal(g_, w_)
     # the reuse itself: a writable temporary held only by the run is written over...
     reused = []
-    run = incremental._reusing(np.negative, lambda x, out: reused.append(1) or np.negative(x, out=out), 0)
+    run = incremental._reusing(np.negative, lambda x, out: reused.append(1) or np.negative(x, out=out), 0,
+                               incremental._temporary_refs())
     from fgraph.engines.program import Program
     from fgraph.symbol import make_node
 

@@ -162,11 +162,10 @@ def _reuse_temporaries(prog: Program, kernel_attr: str) -> None:
     """Let an in-place capable instruction write over an input that is a
     temporary of the run it is the last reader of (as NumPy's own
     temporary elision does): ``vel[m] * -1`` then ``setitem`` stores into
-    the product's buffer instead of copying it.  A fresh large array costs
-    its page faults (a 2 MiB setitem copy: 0.7 ms), so this is most of a
-    masked update's time.  Decided here by the schedule (same shape and
-    dtype, never read by a view op), and at run time by the value itself
-    (``_reusing``)."""
+    the product's buffer instead of copying the whole array first.  Decided
+    here by the schedule (same shape and dtype, never read by a view op),
+    and at run time by the value itself (``_reusing``)."""
+    refs = _temporary_refs()
     inplace, views = attr_table("inplace"), attr_table("view")
     out_kernels = attr_table(kernel_attr.replace("_kernel", "_out_kernel"))
     instructions = prog.instructions
@@ -181,7 +180,7 @@ def _reuse_temporaries(prog: Program, kernel_attr: str) -> None:
             s, x = ins[p], node.inputs[p]
             if (s in free and s in made and s not in viewed and ins.count(s) == 1
                     and x.shape == node.shape and x.dtype == node.dtype):
-                instructions[k] = (_reusing(kernel, out_kernel, p), ins, params, out, free, target)
+                instructions[k] = (_reusing(kernel, out_kernel, p, refs), ins, params, out, free, target)
                 break
 
 
@@ -191,15 +190,16 @@ def _reuse_temporaries(prog: Program, kernel_attr: str) -> None:
 _TEMPORARY_REFS: list = []
 
 
-def _reusing(kernel, out_kernel, p: int):
+def _reusing(kernel, out_kernel, p: int, refs: int):
     """``kernel``, but writing its result over input ``p`` when that is a
     temporary nobody else holds: a writable NumPy array that owns its data
     (known values and constants are read-only; a view has a base) with no
-    reference beyond the run's own (no other slot, cache or view keeps it)."""
+    more than ``refs`` references, the run's own (no other slot, cache or
+    view keeps it)."""
     def run(*args, **params):
         a = args[p]
         if (type(a) is np.ndarray and a.base is None and a.flags.writeable
-                and sys.getrefcount(a) <= _temporary_refs()):
+                and sys.getrefcount(a) <= refs):
             return out_kernel(*args, out=a, **params)
         return kernel(*args, **params)
     return run
@@ -207,10 +207,10 @@ def _reusing(kernel, out_kernel, p: int):
 
 def _temporary_refs() -> int:
     if not _TEMPORARY_REFS:  # a two-instruction run whose second kernel counts its input's references
+        from ..operator import placeholder_node
         from ..symbol import make_node
 
-        x = Node("placeholder", (("name", "probe"), ("id", next_id())), (), (4,), np.dtype("float64"), False,
-                 "probe", None)
+        x = placeholder_node((4,), "float64", name="probe")
         first = make_node("negative", [x])
         second = make_node("negative", [first])
         prog = Program([second], "numpy_kernel", "numpy", known={id(x): None}, order=[x, first, second])
@@ -267,7 +267,7 @@ def optimised(step: Step, engine) -> StepProgram:
     from ..graph import Graph
     from ..optimiser import optimise
 
-    lifted = [step.arrays + j for j, s in enumerate(step.literals) if not _built_in(s.value)]
+    lifted = [step.arrays + j for j, b in enumerate(_built_in(step.literals)) if not b]
     take = [*range(step.arrays), *lifted]
     inputs, order = _detached(step, lifted)
     placeholders = [inputs[j] for j in take]
@@ -278,20 +278,22 @@ def optimised(step: Step, engine) -> StepProgram:
                        take=take)
 
 
-def _built_in(value) -> bool:
-    """Whether an optimised program builds this literal in rather than
-    taking it as an input: the values the algebraic rules look for (x * 1,
-    x + 0, x - 0.0...), or every value when user rules may look for others."""
+def _built_in(literals: tuple) -> list[bool]:
+    """Which literals an optimised program builds in rather than taking as
+    inputs: the values the algebraic rules look for (x * 1, x + 0,
+    x - 0.0...), or every value when user rules may look for others."""
     from ..optimiser import USER_RULES
 
-    return bool(USER_RULES) or value == 0 or value == 1
+    if USER_RULES:
+        return [True] * len(literals)
+    return [s.value == 0 or s.value == 1 for s in literals]
 
 
 def literal_key(literals: tuple) -> tuple:
     """The part of a step's literal values that picks its optimised
     program: the built-in ones by exact bits, the others only by type
     (the structure's key has them already)."""
-    return tuple([s if _built_in(s.value) else None for s in literals])
+    return tuple([s if b else None for s, b in zip(literals, _built_in(literals))])
 
 
 class _Entry:
