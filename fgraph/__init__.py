@@ -12,15 +12,15 @@ from . import numpy  # noqa: F401  (the default stack; registers every op)
 from .engines import compile, get_engine, register_engine
 from .jit import jit
 from .make import make
-from .operator import Tensor, describe
-from .types import attr_table, get_attr, register_op, registered_ops, set_attr
+from .tensor import Tensor, describe
+from .registry import attr_table, get_attr, register_op, registered_ops, set_attr
 
 __version__ = "0.1.0"
 
 __all__ = [
     "FgraphError", "ShapeError", "DTypeError", "IndexingError", "AxisError", "Graph", "Tensor", "compile", "jit",
     "make", "optimise", "optimize", "numpy", "register_op", "set_attr", "get_attr", "attr_table", "registered_ops",
-    "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim", "nn", "describe",
+    "get_engine", "register_engine", "grad", "value_and_grad", "vjp", "jvp", "optim", "updates", "nn", "describe",
     "while_loop", "fori_loop", "scan", "cond", "switch",
     "draw", "report", "save", "load",
 ]
@@ -36,7 +36,8 @@ _LAZY = {
     "jvp": ("fgraph.autodiff", "jvp"),
     "optimise": ("fgraph.optimiser", "optimise"),
     "optimize": ("fgraph.optimiser", "optimize"),
-    "optim": ("fgraph.optim", None),
+    "optim": ("fgraph.updates", None),  # the name training code knows (torch.optim)
+    "updates": ("fgraph.updates", None),
     "nn": ("fgraph.nn", None),
     "onnx": ("fgraph.onnx", None),
     "autodiff": ("fgraph.autodiff", None),

@@ -23,7 +23,7 @@ import operator as _operator
 import numpy as np
 
 from .errors import DTypeError, FgraphError, ShapeError, format_location, user_location
-from .operator import Tensor, constant_node, lift, placeholder_node, python_data_array, stack_of
+from .tensor import Tensor, constant_node, lift, placeholder_node, python_data_array, stack_of
 from .shape import int_fits, result_type
 from .symbol import Node, _infer, topological
 from .tree import flatten, unflatten

@@ -13,7 +13,7 @@ import numpy as np
 from pyrsistent import pmap
 
 from .errors import DTypeError, FgraphError, ShapeError
-from .operator import Tensor, lift
+from .tensor import Tensor, lift
 from .symbol import Node, error_at, pins_of, topological
 from .tree import flatten, unflatten
 

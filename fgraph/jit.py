@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from .operator import Tensor
+from .tensor import Tensor
 from .symbol import exact_key
 from .tree import flatten, unflatten
 

@@ -46,7 +46,7 @@ import numpy as np
 from . import symbol
 from .errors import FgraphError
 from .symbol import Const, Node, Scalar, make_node, topological
-from .types import is_registered
+from .registry import is_registered
 
 FORMAT = "fgraph.graph"
 VERSION = 1
@@ -691,7 +691,7 @@ class _Reader:
         return Node(op, params, inputs, shape, dtype, False, name, None)
 
     def leaf(self, op, params, inputs, shape, dtype, weak, name, loc, w) -> Node:
-        from .operator import constant_node
+        from .tensor import constant_node
         from .shape import PY_SCALAR_DTYPES
 
         if inputs:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .errors import AxisError, DTypeError, ShapeError, format_location, user_location
-from .types import register_op
+from .registry import register_op
 
 Shape = tuple
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .errors import AxisError, DTypeError, FgraphError, ShapeError, format_location, user_location
 from .shape import check_size
-from .types import attr_table, is_registered
+from .registry import attr_table, is_registered
 
 # Salt for the second half of the 128-bit structural key.
 _SALT = 0x9E3779B97F4A7C15

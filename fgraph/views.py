@@ -1,6 +1,6 @@
 """Views: lazy arrays that share their base's data, with NumPy's semantics.
 
-A lazy array is a handle to an immutable node (``fgraph.operator.Tensor``).
+A lazy array is a handle to an immutable node (``fgraph.tensor.Tensor``).
 Arrays that share data share a ``Storage``: the node holding the storage's
 current value and a version counter.  A view is a handle with a chain of
 *steps* from the storage's node to its own value: template nodes of the
@@ -86,7 +86,7 @@ def _scatter_back(tpl: Node, parent: Node, new: Node) -> Node:
     """Any other view: write ``new`` at the flat positions of ``parent`` that
     the view reads (found by running the view on the positions themselves)."""
     from .engines import get_engine
-    from .operator import constant_node
+    from .tensor import constant_node
 
     positions = constant_node(np.arange(parent.size, dtype=np.intp).reshape(parent.shape))
     read = make_node(tpl.op, (positions,) + tpl.inputs[1:], tpl.params)

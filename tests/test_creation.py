@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.types import get_attr, registered_ops
+from fgraph.registry import get_attr, registered_ops
 from oracle import DTYPES, array_of, check, shapes
 
 ALL_DTYPES = DTYPES + [np.dtype(d) for d in ("int8", "uint8", "uint16", "float16", "complex64", "complex128")]

@@ -27,9 +27,9 @@ import fgraph.numpy as fnp
 from fgraph.engines.cupy_kernels import codegen
 from fgraph.engines.cupy_kernels.codegen import CTYPES, OPS, PRELUDE, Unsupported
 from fgraph.ops.elementwise import UFUNCS
-from fgraph.operator import literal_node, placeholder_node
+from fgraph.tensor import literal_node, placeholder_node
 from fgraph.symbol import make_node
-from fgraph.types import attr_table
+from fgraph.registry import attr_table
 
 GXX = shutil.which("g++")
 needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ is not installed: the generated source is not compiled")

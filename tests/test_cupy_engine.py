@@ -184,7 +184,7 @@ def test_every_core_op_has_a_route():
     """Each op whose NumPy kernel comes from the core kernel families (the nn
     ops included) is in the table (an op added later falls back to 'not
     audited' and is refused)."""
-    from fgraph.types import attr_table
+    from fgraph.registry import attr_table
 
     core = [op for op, k in attr_table("numpy_kernel").items()
             if (getattr(k, "__module__", "") or "").startswith(("numpy", "fgraph.engines.numpy_kernels."))

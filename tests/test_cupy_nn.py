@@ -38,7 +38,7 @@ from fgraph.engines.cupy_kernels.nn import ERF_SOURCE
 from fgraph.models import as_constants, as_variables, digits_cnn, digits_cnn_params, resnet50, resnet50_params
 from fgraph.models.resnet import P, _bottleneck, _conv_bn, init_params
 from fgraph.ops import nn as ops
-from fgraph.types import attr_table
+from fgraph.registry import attr_table
 from test_nn import conv_case, pool_case, rand, small_scratch
 
 REASON = unavailable()

@@ -300,7 +300,7 @@ def test_creation_ops_are_lazy_chunk_by_chunk():
 
 
 def test_an_op_without_a_lowering_is_refused_naming_it(monkeypatch):
-    from fgraph import types
+    from fgraph import registry as types
 
     # scatter_add without its lowering stands for an op another module adds with a NumPy kernel only
     monkeypatch.delitem(types._ATTRS["dask_lowering"], "scatter_add")

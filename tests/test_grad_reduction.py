@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.types import attr_table
+from fgraph.registry import attr_table
 from gradcheck import check_grad, check_grad2
 from oracle import shapes
 

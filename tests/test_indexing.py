@@ -8,7 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.types import get_attr
+from fgraph.registry import get_attr
 from oracle import DTYPES, array_of, arrays, check, shapes
 
 INDEX_DTYPES = [np.dtype(d) for d in ("int64", "int32", "uint8", "int16")]

@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.types import get_attr
+from fgraph.registry import get_attr
 from oracle import DTYPES, array_of, arrays, check, shapes
 
 small = dict(max_dims=4, max_side=4)

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.types import get_attr
+from fgraph.registry import get_attr
 from oracle import DTYPES, shapes
 from oracle import check as _oracle_check
 

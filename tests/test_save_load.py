@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import fgraph
 import fgraph.numpy as fnp
 from fgraph import serialize
-from fgraph.types import registered_ops
+from fgraph.registry import registered_ops
 from random_programs import build, feeds, programs
 
 # ---------------------------------------------------------------- helpers

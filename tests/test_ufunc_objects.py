@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.operator import Tensor
+from fgraph.tensor import Tensor
 from fgraph.ops.elementwise import ALIASES, UFUNCS
 from fgraph.ops.ufunc import Ufunc
 from fgraph.symbol import topological

@@ -22,10 +22,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import FgraphError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at
 from ..tree import flatten, unflatten
-from ..types import set_attr
+from ..registry import set_attr
 from .core import differentiable, gradients, sum_to
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "defgrad", "sum_to"]

@@ -15,9 +15,9 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import DTypeError, FgraphError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import Node, error_at, topological
-from ..types import attr_table
+from ..registry import attr_table
 
 # ops the optimiser makes; gradients see the element-wise ops they stand for
 _FUSED = ("fused", "fma", "adagrad", "fused_reduce")

@@ -16,9 +16,9 @@ node's tangent is computed from its inputs' tangents, in topological order.
 from __future__ import annotations
 
 from ..errors import FgraphError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import Node, error_at, next_id, topological
-from ..types import attr_table
+from ..registry import attr_table
 from .core import _expanded, differentiable, gradients, sum_to
 
 CONTROL = ("while_loop", "scan", "switch")

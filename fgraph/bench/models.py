@@ -255,7 +255,7 @@ def profile_program(exe, feeds: dict, runs: int = 5, quiet: float = QUIET_CORES,
     """Seconds per op family: each instruction of the compiled program timed
     (its best over the quiet ones of at least ``runs`` runs), in the same
     loop as ``Program.run``."""
-    from ..types import attr_table
+    from ..registry import attr_table
 
     elementwise = attr_table("elementwise")
     prog = exe._program

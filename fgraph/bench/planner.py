@@ -18,7 +18,7 @@ from fgraph.memory import (Buffer, best_schedule, check_plan, inplace_pairs, lif
                            plan, schedule)
 from fgraph.memory.offsets import STRATEGIES, overlapping_pairs
 from fgraph.symbol import topological
-from fgraph.types import attr_table
+from fgraph.registry import attr_table
 
 from .report import environment, save, table
 

@@ -33,7 +33,7 @@ from ..memory import (Buffer, Lifetimes, Plan, best_schedule, check_plan, fit_wo
 from ..errors import also, format_location
 from ..shape import c_strides
 from ..symbol import Node, error_at, topological
-from ..types import attr_table
+from ..registry import attr_table
 
 LEAVES = frozenset(("constant", "literal", "placeholder", "variable"))
 ALIGNMENT = 64

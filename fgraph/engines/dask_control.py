@@ -16,7 +16,7 @@ from __future__ import annotations
 import dask.array as da
 
 from ..errors import FgraphError, format_location
-from ..types import set_attr
+from ..registry import set_attr
 
 _MEMO_MAX = 64
 

@@ -31,7 +31,7 @@ import numpy as np
 from ..cache import ResultCache
 from ..errors import FgraphError, format_location
 from ..symbol import error_at, make_node, no_gc
-from ..types import attr_table, get_attr
+from ..registry import attr_table, get_attr
 from . import dask_lowering as lowering
 from .executable import Runner
 from .program import may_alias, order_below

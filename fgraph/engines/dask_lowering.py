@@ -56,7 +56,7 @@ from ..ops.elementwise import UFUNCS
 from ..ops.indexing import slice_key
 from ..ops.sorting import order_stat_layout
 from ..symbol import Const, Scalar
-from ..types import attr_table, set_attr
+from ..registry import attr_table, set_attr
 from . import numpy_kernels  # noqa: F401  (the NumPy kernels the blocks run)
 from .numpy_kernels import fused as _fk
 
@@ -1099,7 +1099,7 @@ def batched(*batch_inputs):
 
 def _register_optional():
     """Lowerings for ops of families that may not be loaded."""
-    from ..types import is_registered
+    from ..registry import is_registered
 
     if is_registered("random_uniform"):
         _lower(["random_uniform"], _random_uniform)

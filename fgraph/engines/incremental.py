@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import FgraphError, format_location
 from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value, next_id
-from ..types import attr_table
+from ..registry import attr_table
 from .program import Program
 
 #: steps with an array of at least this many elements are optimised when the
@@ -207,7 +207,7 @@ def _reusing(kernel, out_kernel, p: int, refs: int):
 
 def _temporary_refs() -> int:
     if not _TEMPORARY_REFS:  # a two-instruction run whose second kernel counts its input's references
-        from ..operator import placeholder_node
+        from ..tensor import placeholder_node
         from ..symbol import make_node
 
         x = placeholder_node((4,), "float64", name="probe")
@@ -236,7 +236,7 @@ def _detached(step: Step, lifted=()):
     large constant or a known value, alive) and for the literals numbered
     in ``lifted`` (weak 0-d placeholders: NEP 50 promotes them as the
     Python scalars they stand for)."""
-    from ..operator import placeholder_node
+    from ..tensor import placeholder_node
 
     new: dict[int, Node] = {}
     inputs = []
@@ -407,7 +407,7 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     is then raised, naming the user's line, when the value is asked for)."""
     kernels = _KERNELS.get(engine.kernel_attr)
     if kernels is None:
-        from ..types import attr_table
+        from ..registry import attr_table
 
         kernels = _KERNELS[engine.kernel_attr] = attr_table(engine.kernel_attr)
     kernel = kernels.get(node.op)

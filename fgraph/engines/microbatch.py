@@ -44,7 +44,7 @@ from ..errors import FgraphError
 from ..graph import Graph
 from ..symbol import Const, Node, error_at, make_node, topological
 from ..tree import LEAF
-from ..types import attr_table
+from ..registry import attr_table
 from .arena import MemoryReport
 from .executable import Runner
 

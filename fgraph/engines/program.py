@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 from ..devices import current
 from ..errors import FgraphError, error_like, format_location
 from ..symbol import Node, describe, topological
-from ..types import attr_table
+from ..registry import attr_table
 
 
 class Program:

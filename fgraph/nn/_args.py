@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at
 
 

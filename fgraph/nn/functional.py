@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..ops import nn as ops
 from ..symbol import error_at
 from ._args import as_int, axes, choice, ndim_at_least, tensor

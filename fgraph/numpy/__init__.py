@@ -10,9 +10,9 @@ import numpy as _np
 
 from ..ops import COMPOSITES as _COMPOSITES
 from ..ops import FAMILIES as _FAMILIES
-from ..operator import Tensor
-from ..operator import placeholder_node as _placeholder_node
-from ..operator import variable_node as _variable_node
+from ..tensor import Tensor
+from ..tensor import placeholder_node as _placeholder_node
+from ..tensor import variable_node as _variable_node
 
 __all__ = ["Tensor", "placeholder", "variable", "ndarray"]
 
@@ -25,7 +25,7 @@ def placeholder(shape, dtype=None, name=None) -> Tensor:
     ``dtype`` defaults to the stack's float dtype.
     """
     from ..array_api import canonical_dtype
-    from ..operator import _shadow_of
+    from ..tensor import _shadow_of
     from ..stack import current
 
     st = current()
@@ -44,13 +44,13 @@ _PLACEHOLDERS = _WeakSet()
 
 def variable(value, name=None, dtype=None) -> Tensor:
     """State with an initial value; graphs update it through ``updates``."""
-    from ..operator import python_data_array
+    from ..tensor import python_data_array
     from ..stack import current
 
     st = current()
     if isinstance(value, Tensor):
         value = value.eval()
-    from ..operator import _shadow_of
+    from ..tensor import _shadow_of
 
     arr = value if isinstance(value, _np.ndarray) and dtype is None else python_data_array(value, dtype, st)
     t = Tensor(_variable_node(arr, name), st)

@@ -22,7 +22,7 @@ import inspect
 import numpy as np
 
 from ..errors import ShapeError
-from ..operator import Tensor, _shadow_of, assign, link_view
+from ..tensor import Tensor, _shadow_of, assign, link_view
 from ..symbol import error_at
 
 

@@ -10,7 +10,7 @@ does: ``outer`` takes 1-D vectors, ``cross`` 3-element vectors, and
 from __future__ import annotations
 
 from ..errors import ShapeError
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..ops import linalg as _ops
 from ..ops.linalg import (  # noqa: F401  (re-exported)
     EighResult, EigResult, LinAlgError, QRResult, SlogdetResult, SVDResult, cholesky, cond, det, eig, eigh, eigvals,

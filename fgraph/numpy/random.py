@@ -34,7 +34,7 @@ import numpy.random as _npr
 from numpy.random import mtrand as _mtrand
 
 from ..errors import AxisError, also
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..symbol import error_at
 
 try:

@@ -37,7 +37,7 @@ import fgraph.numpy as fnp
 
 from ..errors import FgraphError
 from ..graph import Graph
-from ..operator import Tensor, constant_node
+from ..tensor import Tensor, constant_node
 from ..symbol import error_at
 from . import nn_ops  # noqa: F401  (registers the neural-network ops)
 from .ops import OPS, OnnxNode, convert_node, tensor_dtype

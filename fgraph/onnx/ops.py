@@ -18,7 +18,7 @@ import fgraph.numpy as fnp
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..nn import sigmoid  # overflow-free, with the right derivative at 0
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at, topological
 
 OPS: dict[str, Callable] = {}

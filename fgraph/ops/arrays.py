@@ -19,9 +19,9 @@ import operator
 import numpy as np
 
 from ..errors import FgraphError, IndexingError, ShapeError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at
-from .compose import axis_index, lazy, namespace, python_int, python_value
+from .building import axis_index, lazy, namespace, python_int, python_value
 
 __all__ = ["diag", "diagflat", "append", "delete", "insert", "block", "rollaxis", "resize", "fromfunction",
            "asfortranarray", "ix_", "r_", "c_", "packbits", "unpackbits", "apply_along_axis", "apply_over_axes",

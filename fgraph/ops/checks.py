@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError, also
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..shape import defop
 from ..symbol import error_at, make_node
-from ..types import set_attr
-from .compose import lazy, namespace
+from ..registry import set_attr
+from .building import lazy, namespace
 
 __all__ = ["asarray_chkfinite"]
 

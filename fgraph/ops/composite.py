@@ -18,10 +18,10 @@ import warnings
 import numpy as np
 
 from ..errors import DTypeError, FgraphError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at, refuse_out
-from .compose import lazy as _lazy
-from .compose import namespace as _np
+from .building import lazy as _lazy
+from .building import namespace as _np
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf", "isreal", "iscomplex",
            "isrealobj", "iscomplexobj", "common_type", "min_scalar_type", "einsum_path", "nan_to_num", "angle", "sinc",

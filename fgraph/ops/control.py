@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..shape import defop
-from ..types import set_attr
+from ..registry import set_attr
 
 __all__: list[str] = []  # traced through fgraph.control, not NumPy names
 

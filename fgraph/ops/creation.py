@@ -23,11 +23,11 @@ import numpy as np
 
 from ..array_api import canonical_dtype, unsupported_dtype
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor, constant_node, lift, python_data_array, stack_of
+from ..tensor import Tensor, constant_node, lift, python_data_array, stack_of
 from ..shape import as_shape, assignable_shape, broadcast_shapes, defop, normalize_axis
 from ..symbol import Const, Scalar, error_at, make_node
 from ..stack import current
-from ..types import set_attr
+from ..registry import set_attr
 
 __all__ = ["asarray", "array", "asanyarray", "ascontiguousarray", "copy", "from_dlpack",
            "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FgraphError, ShapeError, also
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..symbol import error_at
-from .compose import namespace
+from .building import namespace
 from .indexing import SIZE_HINT, _sized_nonzero, concrete_value, constant_node, static_size
 
 __all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots"]

@@ -10,10 +10,10 @@ import numpy as np
 
 from ..array_api import canonical_dtype
 from ..errors import DTypeError, FgraphError, user_location
-from ..operator import Tensor, apply, lift, literal_node, stack_of
+from ..tensor import Tensor, apply, lift, literal_node, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
 from ..symbol import Node, error_at, make_node, refuse_out
-from ..types import set_attr
+from ..registry import set_attr
 from .ufunc import OBJECTS as UFUNC_OBJECTS
 from .ufunc import Ufunc
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at
-from .compose import known_value, lazy, namespace
+from .building import known_value, lazy, namespace
 
 __all__: list[str] = []  # nothing in the main namespace: fgraph.numpy.emath holds EMATH_ALL
 EMATH_ALL = ["sqrt", "log", "log2", "logn", "log10", "power", "arccos", "arcsin", "arctanh"]

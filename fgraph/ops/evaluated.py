@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..operator import Tensor
+from ..tensor import Tensor
 
 __all__ = ["array2string", "array_repr", "array_str", "save", "savez", "savez_compressed", "savetxt"]
 

@@ -18,10 +18,10 @@ import warnings
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..shape import defop
 from ..symbol import error_at, make_node, refuse_out
-from .compose import axis_index, lazy, namespace, python_int, python_value
+from .building import axis_index, lazy, namespace, python_int, python_value
 
 __all__: list[str] = []  # nothing in the main namespace: fgraph.numpy.fft holds FFT_ALL
 FFT_ALL = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",

@@ -23,7 +23,7 @@ def _fused_inplace(node) -> tuple:
     """Inputs a fused kernel may overwrite: chunk by chunk, only its last
     instruction writes the output, after every read of that chunk; so it is
     in-place when that instruction's op is."""
-    from ..types import get_attr
+    from ..registry import get_attr
 
     return tuple(range(len(node.inputs))) if get_attr(node.param("expr")[-1][0], "inplace", None) == "all" else ()
 
@@ -122,7 +122,7 @@ def expand_adagrad(inputs):
 EXPANSIONS = {"fma": expand_fma, "adagrad": expand_adagrad}
 
 # Ops a fused expression can hold: one output per element, an out= form.
-from ..types import set_attr  # noqa: E402
+from ..registry import set_attr  # noqa: E402
 from .elementwise import UFUNCS  # noqa: E402
 
 for _op in list(UFUNCS) + ["where", "clip", "round", "fix", "astype", "real", "imag", "fma", "adagrad", "fused"]:
@@ -145,7 +145,7 @@ def expand_node(node, inputs=None):
     value = made[-1]
     if node.op != "fused_reduce":
         return value
-    from ..operator import Tensor
+    from ..tensor import Tensor
     from . import reduction
 
     p = node.kwargs

@@ -21,11 +21,11 @@ import operator as _operator
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
-from ..operator import Tensor, apply, constant_node, lift, stack_of
+from ..tensor import Tensor, apply, constant_node, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, normalize_axis, probe, result_type, size_of
 from ..symbol import error_at, make_node, refuse_out
-from ..types import set_attr
-from .compose import remembered
+from ..registry import set_attr
+from .building import remembered
 
 __all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
            "nonzero", "argwhere", "flatnonzero", "extract", "compress"]

@@ -25,10 +25,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of, ufunc_dtypes
 from ..symbol import error_at, make_node, refuse_out
-from ..types import set_attr
+from ..registry import set_attr
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "trace", "diagonal",
            "matrix_transpose", "vecdot", "matvec", "vecmat", "kron", "cross"]
@@ -848,7 +848,7 @@ def _eig_now(op: str, a):
     values, so outside tracing the matrix is evaluated, an evaluation point
     as printing is (``concrete_value``, as the data-dependent functions do)."""
     from ..errors import also
-    from ..operator import constant_node
+    from ..tensor import constant_node
     from .indexing import concrete_value
 
     (x,), st = _nodes((a,))

@@ -33,11 +33,11 @@ import warnings
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError, user_stacklevel
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
 from ..symbol import error_at, make_node, refuse_out
-from ..types import set_attr
-from .compose import remembered
+from ..registry import set_attr
+from .building import remembered
 from .creation import asarray
 
 __all__ = [

@@ -39,7 +39,7 @@ import operator
 import numpy as np
 
 from ..errors import DTypeError, ShapeError
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..shape import defop, size_of, ufunc_dtypes
 from ..symbol import make_node
 

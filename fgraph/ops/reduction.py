@@ -30,7 +30,7 @@ import numpy as np
 
 from ..array_api import canonical_dtype
 from ..errors import AxisError, DTypeError, FgraphError, ShapeError, user_location
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcasts_to, defop
 from ..symbol import Const, Node, Scalar, describe, error_at, make_node, refuse_out
 

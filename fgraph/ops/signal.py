@@ -24,10 +24,10 @@ import warnings
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor, lift, stack_of
+from ..tensor import Tensor, lift, stack_of
 from ..shape import defop
 from ..symbol import error_at, make_node
-from .compose import axis_index, lazy, namespace, python_value
+from .building import axis_index, lazy, namespace, python_value
 from .linalg import inv, lstsq
 
 try:

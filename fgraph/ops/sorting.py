@@ -19,10 +19,10 @@ import warnings
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..operator import Tensor, apply, lift, stack_of
+from ..tensor import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
 from ..symbol import error_at, make_node, refuse_out
-from ..types import set_attr
+from ..registry import set_attr
 from .indexing import SIZE_HINT, _axis_param, _sized_nonzero, concrete_value, constant_node, static_size
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex",

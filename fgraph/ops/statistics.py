@@ -22,10 +22,10 @@ import warnings
 import numpy as np
 
 from ..errors import FgraphError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at
 from .checks import checked
-from .compose import known_value, lazy, namespace, python_value
+from .building import known_value, lazy, namespace, python_value
 from .elementwise import make_complex
 from .indexing import scatter_add
 

@@ -16,9 +16,9 @@ import operator
 import numpy as np
 
 from ..errors import FgraphError, ShapeError
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import error_at
-from .compose import lazy, namespace, python_value
+from .building import lazy, namespace, python_value
 
 __all__: list[str] = []  # nothing in the main namespace: fgraph.numpy.lib.stride_tricks holds STRIDE_TRICKS_ALL
 STRIDE_TRICKS_ALL = ["sliding_window_view", "as_strided", "broadcast_to", "broadcast_arrays", "broadcast_shapes"]

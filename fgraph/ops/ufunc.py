@@ -8,7 +8,7 @@ A :class:`Ufunc` mirrors one NumPy ufunc: ``nin``, ``nout``, ``nargs``,
 and keywords and give NumPy's results, dtypes and errors, lazily.
 (``isinstance(fnp.add, numpy.ufunc)`` is False: NumPy's ufunc type cannot
 be subclassed.)  Writes (``out=``, ``at``) move the target's handle
-(``fgraph.operator.assign``), so aliases and views see them as in NumPy; a
+(``fgraph.tensor.assign``), so aliases and views see them as in NumPy; a
 NumPy array given as ``out=`` (or to ``at``) is written with the values.
 
 Each method is built from existing ops where they are NumPy's own
@@ -45,11 +45,11 @@ import warnings
 import numpy as np
 
 from ..errors import AxisError, DTypeError, FgraphError, IndexingError, ShapeError, also
-from ..operator import Tensor, assign, lift, stack_of
+from ..tensor import Tensor, assign, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
 from ..symbol import Const, Scalar, error_at, make_node
 from .. import stack as _stack
-from .compose import remembered
+from .building import remembered
 from .reduction import static_param
 
 __all__: list = []

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError, also
-from ..operator import Tensor, lift
+from ..tensor import Tensor, lift
 from ..shape import assignable_shape, broadcasts_to, defop
 from ..symbol import Node, error_at, make_node
 from .indexing import _advanced_rule, _slice_rule, getitem
@@ -74,7 +74,7 @@ defop("bitcast", _bitcast_rule, "x's bytes read as another dtype of the same ite
 
 def view(t: Tensor, dtype=None, type=None):
     """``t.view()`` / ``t.view(dtype)``: a view of t's data (same itemsize)."""
-    from ..operator import _shadow_of, link_view
+    from ..tensor import _shadow_of, link_view
 
     if type is not None:
         raise error_at(FgraphError, "view", "fgraph arrays cannot be viewed as another array type")
@@ -182,7 +182,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     moves; views of it see the write)."""
     if not isinstance(dst, Tensor):
         return _numpy_target("copyto", dst, src, casting=casting, where=where)
-    from ..operator import assign
+    from ..tensor import assign
 
     assign(dst, src, casting=casting, where=where, op="copyto")
 
@@ -212,7 +212,7 @@ def put(a, ind, v, mode="raise"):
     if vals.size != i.size:
         vals = fnp.resize(vals, i.shape)
     flat = fnp.ravel(a)
-    from ..operator import write_node
+    from ..tensor import write_node
 
     new = setitem_node(flat.node, i, vals, a.stack)
     write_node(a, make_node("reshape", [new], (("shape", a.shape),)))
@@ -277,7 +277,7 @@ def putmask(a, mask, values):
         v = fnp.reshape(fnp.resize(fnp.ravel(v), (a.size,)), a.shape)
     else:
         v = fnp.reshape(v, a.shape)
-    from ..operator import assign
+    from ..tensor import assign
 
     assign(a, fnp.where(m, v.astype(a.dtype, casting="unsafe"), a), casting="unsafe", op="putmask")
     return None
@@ -320,7 +320,7 @@ def _fnp():
 def _layouts(a, b):
     """Both arguments' layouts over a common storage, or None (no lazy array,
     or lazy arrays of different storages: they share nothing)."""
-    from ..operator import _shadow_of
+    from ..tensor import _shadow_of
 
     if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         return None

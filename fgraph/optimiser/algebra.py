@@ -10,7 +10,7 @@ with ``optimise(..., fast_math=True)``: ``x*0 -> 0``, ``x-x -> 0``,
 """
 from __future__ import annotations
 
-from ..operator import Tensor
+from ..tensor import Tensor
 from .pattern import AnyOp, Lit, Op, Rule, Var
 
 x = Var("x")
@@ -141,7 +141,7 @@ def _consumer_broadcasts_anyway(position):
 def _sum_of_broadcast(m):
     x = m["x"]
     total = _node("sum", [x], axis=tuple(range(x.ndim)), dtype=None, keepdims=False)
-    from ..operator import Tensor
+    from ..tensor import Tensor
 
     return Tensor(total) * (m.node.inputs[0].size // max(x.size, 1))
 

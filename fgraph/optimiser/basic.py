@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 
 from ..graph import Graph
-from ..operator import constant_node
+from ..tensor import constant_node
 from ..symbol import Node
-from ..types import attr_table
+from ..registry import attr_table
 from .framework import record, rewrite
 
 _LEAVES = ("constant", "literal", "placeholder", "variable")

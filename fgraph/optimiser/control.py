@@ -18,7 +18,7 @@ loop, computed once outside (fgraph/control.py).  Pure, like every pass.
 from __future__ import annotations
 
 from ..graph import Graph
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import Node, topological
 from .framework import record, rewrite
 

@@ -7,7 +7,7 @@ from ..errors import format_location
 from ..graph import Graph
 from ..ops.fused import EXPANSIONS, FUSABLE_REDUCTIONS
 from ..symbol import Node, make_node
-from ..types import attr_table
+from ..registry import attr_table
 from .framework import record, rewrite
 from .pattern import Op, Rule, Var, rules_pass
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import FgraphError
 from ..graph import Graph
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import Node
 from .framework import record, rewrite
 

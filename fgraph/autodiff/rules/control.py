@@ -18,7 +18,7 @@ result; a program that uses several results runs one backward loop each
 from __future__ import annotations
 
 from ...errors import FgraphError
-from ...operator import Tensor
+from ...tensor import Tensor
 from ...symbol import error_at
 from .. import defgrad
 from ..core import differentiable, gradients

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy as fnp
-from ...operator import Tensor
+from ...tensor import Tensor
 from ...ops.indexing import scatter_add
 from ...symbol import make_node
 from .. import defgrad

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...operator import Tensor, constant_node
+from ...tensor import Tensor, constant_node
 from ...symbol import make_node
 from .. import defgrad
 

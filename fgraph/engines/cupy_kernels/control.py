@@ -2,7 +2,7 @@
 bodies compiled from ``cupy_kernel`` kernels, so carries, rows and stacked
 outputs stay on the device (a ``while_loop``'s test and a ``switch``'s
 index are read on the host once per step)."""
-from ...types import set_attr
+from ...registry import set_attr
 from ..numpy_kernels.control import make_kernels, one_output
 from .support import cupy
 

@@ -11,7 +11,7 @@ uploaded (NumPy's values bit for bit, one transfer of the result).
 import numpy as np
 
 from ...devices import current
-from ...types import get_attr
+from ...registry import get_attr
 from ..numpy_kernels.creation import _as_setitem
 from .support import cupy, dispatch, xp
 

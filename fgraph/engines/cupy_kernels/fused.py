@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from ...ops.fused import reduce_result
-from ...types import set_attr
+from ...registry import set_attr
 from ..numpy_kernels import fused as numpy_fused
 from . import codegen
 from .support import KERNEL, OUT_KERNEL, COVERAGE, Support, xp

@@ -26,7 +26,7 @@ import threading
 
 import numpy as np
 
-from ...types import get_attr, set_attr
+from ...registry import get_attr, set_attr
 from . import codegen
 from .support import cupy, xp
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...devices import current
 from ...errors import FgraphError, format_location
-from ...types import attr_table, get_attr, set_attr
+from ...registry import attr_table, get_attr, set_attr
 
 KERNEL, OUT_KERNEL = "cupy_kernel", "cupy_out_kernel"
 

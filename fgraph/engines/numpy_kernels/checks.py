@@ -2,7 +2,7 @@
 (into ``out``, which the planner may make the value itself: then nothing)."""
 import numpy as np
 
-from ...types import set_attr
+from ...registry import set_attr
 
 
 def _test(ok, op, message):

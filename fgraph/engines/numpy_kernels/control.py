@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from ...devices import current
 from ...errors import format_location
-from ...types import set_attr
+from ...registry import set_attr
 from ..program import may_alias, picked
 
 #: (kernel attribute, body graph) -> compiled body; bounded, oldest dropped first

@@ -5,7 +5,7 @@ import math
 import numpy as np
 from numpy._core._multiarray_umath import _array_converter  # what np.linspace itself uses
 
-from ...types import set_attr
+from ...registry import set_attr
 from .indexing import CHUNK, into
 
 

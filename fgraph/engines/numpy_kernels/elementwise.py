@@ -5,7 +5,7 @@ buffer the engine gives it; fused kernels use the same out-forms."""
 import numpy as np
 
 from ...ops.elementwise import UFUNCS
-from ...types import set_attr
+from ...registry import set_attr
 
 
 def _astype(x, dtype, casting="unsafe"):

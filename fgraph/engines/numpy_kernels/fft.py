@@ -2,7 +2,7 @@
 form writes straight into the planned buffer)."""
 import numpy as np
 
-from ...types import set_attr
+from ...registry import set_attr
 
 
 def _fft(x, kind, n, axis, norm):

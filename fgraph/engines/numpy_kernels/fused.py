@@ -39,7 +39,7 @@ from . import native
 from .elementwise import out_form
 from .scratch import ALIGN, carve, carved_nbytes
 from ...ops.fused import reduce_result
-from ...types import attr_table, set_attr
+from ...registry import attr_table, set_attr
 
 CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
 SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself

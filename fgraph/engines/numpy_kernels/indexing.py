@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...ops.indexing import slice_key
-from ...types import set_attr
+from ...registry import set_attr
 
 @lru_cache(maxsize=4096)
 def _slice_key(key):

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ...ops.linalg import einsum_optimize_arg
-from ...types import set_attr
+from ...registry import set_attr
 from ..program import picked
 
 la = np.linalg

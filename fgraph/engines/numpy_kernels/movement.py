@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from ...types import set_attr
+from ...registry import set_attr
 
 
 def _reshape(x, shape):

@@ -50,7 +50,7 @@ import numpy as np
 
 from ...devices import current
 from ...ops.nn import valid_range, windows
-from ...types import set_attr
+from ...registry import set_attr
 from .scratch import ALIGN, aligned, carve
 
 #: bytes of im2col patches per chunk (at least one output row's worth).

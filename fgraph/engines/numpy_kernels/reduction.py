@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from ...ops.reduction import SPEC, call, unwrap
-from ...types import set_attr
+from ...registry import set_attr
 
 _NoValue = np._NoValue
 

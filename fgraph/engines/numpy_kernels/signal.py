@@ -2,7 +2,7 @@
 ``numpy.convolve`` itself (NumPy's values bit for bit, at its speed)."""
 import numpy as np
 
-from ...types import set_attr
+from ...registry import set_attr
 
 
 def _correlate(a, v, kind, mode):

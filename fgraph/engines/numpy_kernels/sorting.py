@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from ...ops.sorting import _ORDER_STATS, order_stat_call
-from ...types import set_attr
+from ...registry import set_attr
 from .indexing import CHUNK, into, pieces
 
 

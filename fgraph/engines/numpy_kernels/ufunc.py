@@ -4,7 +4,7 @@ the node's params, so values are NumPy's bit for bit."""
 import numpy as np
 
 from ...ops.ufunc import NUMPY_UFUNCS, decode_key
-from ...types import set_attr
+from ...registry import set_attr
 
 _NoValue = np._NoValue
 

@@ -2,7 +2,7 @@
 copy of x (or on x's buffer itself, when the planner lets it write in place)."""
 import numpy as np
 
-from ...types import set_attr
+from ...registry import set_attr
 from .indexing import _scatter_key, _slice_key
 
 

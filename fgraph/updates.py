@@ -17,7 +17,7 @@ import numpy as np
 
 from . import numpy as fnp
 from .errors import FgraphError
-from .operator import Tensor
+from .tensor import Tensor
 from .symbol import error_at
 
 

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from ..errors import FgraphError, ShapeError, user_location
-from ..operator import Tensor
+from ..tensor import Tensor
 from ..symbol import Node, error_at
 
 
