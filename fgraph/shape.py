@@ -14,8 +14,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .opdef import defop  # noqa: F401  (the ops' files import it from here too)
 from .errors import AxisError, DTypeError, ShapeError, format_location, user_location
-from .registry import register_op
 
 Shape = tuple
 
@@ -26,9 +26,6 @@ PY_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dty
 _WEAK_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float, "c": complex}
 
 
-def defop(name: str, infer: Callable, doc: str = "", **attrs: Any) -> str:
-    """Register op ``name`` with its shape/dtype rule and other attributes."""
-    return register_op(name, doc or (infer.__doc__ or ""), infer=infer, **attrs)
 
 
 # ---------------------------------------------------------------- shapes

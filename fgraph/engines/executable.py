@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError, also, user_location
 from ..graph import Graph
 from ..symbol import error_at, no_gc
+from ..registry import kernel_attrs
 from .arena import ArenaPlan
 from .program import Program, may_alias
 
@@ -246,7 +247,7 @@ class Executable(Runner):
             if plan_memory:
                 # kernel scratch ("numpy_workspace" for "numpy_kernel") is planned in the arena too
                 self._plan = ArenaPlan(graph.outputs, graph.updates,
-                                       workspace_attr=kernel_attr.replace("_kernel", "_workspace"))
+                                       workspace_attr=kernel_attrs(kernel_attr).workspace)
                 need = self._plan.plan.arena_bytes
                 self._arena = arena if arena is not None and arena.nbytes >= need else self._device.allocate(need)
                 outs = {k: self._device.view(self._arena, self._plan.offset(k), n.shape, n.dtype)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import FgraphError, format_location
 from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value, next_id
-from ..registry import attr_table
+from ..registry import attr_table, kernel_attrs
 from .program import Program
 
 #: steps with an array of at least this many elements are optimised when the
@@ -167,7 +167,7 @@ def _reuse_temporaries(prog: Program, kernel_attr: str) -> None:
     and at run time by the value itself (``_reusing``)."""
     refs = _temporary_refs()
     inplace, views = attr_table("inplace"), attr_table("view")
-    out_kernels = attr_table(kernel_attr.replace("_kernel", "_out_kernel"))
+    out_kernels = attr_table(kernel_attrs(kernel_attr).out)
     instructions = prog.instructions
     made = {ins[3] for ins in instructions}
     viewed = {s for ins in instructions if views.get(prog.order[ins[3]].op) for s in ins[1]}

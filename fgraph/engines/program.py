@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 from ..devices import current
 from ..errors import FgraphError, error_like, format_location
 from ..symbol import Node, describe, topological
-from ..registry import attr_table
+from ..registry import attr_table, kernel_attrs
 
 
 class Program:
@@ -48,9 +48,10 @@ class Program:
         for s, k in last_use.items():
             if s not in root_slots:
                 frees.setdefault(k, []).append(s)
-        kernels = attr_table(kernel_attr)
-        out_kernels = attr_table(kernel_attr.replace("_kernel", "_out_kernel"))
-        shared = _shared_results(order, slot, known, attr_table(kernel_attr + "_all"))
+        names = kernel_attrs(kernel_attr)
+        kernels = attr_table(names.kernel)
+        out_kernels = attr_table(names.out)
+        shared = _shared_results(order, slot, known, attr_table(names.all))
         instructions = []
         leaves = {}
         for k, n in enumerate(order):

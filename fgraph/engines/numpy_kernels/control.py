@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from ...devices import current
 from ...errors import format_location
-from ...registry import set_attr
+from ...registry import kernel_attrs, set_attr
 from ..program import may_alias, picked
 
 #: (kernel attribute, body graph) -> compiled body; bounded, oldest dropped first
@@ -42,7 +42,7 @@ class Body:
         from ..executable import Executable
 
         g = optimise(graph)  # passes run inside bodies too (and, through their kernels, inside nested ones)
-        engine = SimpleNamespace(device=device, name=kernel_attr.replace("_kernel", ""), kernel_attr=kernel_attr)
+        engine = SimpleNamespace(device=device, name=kernel_attrs(kernel_attr).engine, kernel_attr=kernel_attr)
         self.exe = exe = Executable(g, engine, kernel_attr, plan_memory=True)
         # the executable's program run directly, without its feed checks and commit: the feeds are the
         # loop's own values, of the body's shapes and dtypes by construction, and a body has no variables
