@@ -21,7 +21,7 @@ Results equal the plain compile's: bit for bit for element-wise, reduction,
 convolution and pooling work; a matrix product of fewer rows may take
 another BLAS path and round differently (a few ulps).
 
-The batch analysis is one table, :data:`RULES` (op -> rule), over the nodes
+The batch analysis reads each op's rule (``batch_rule``, fgraph/ops/batching.py) over the nodes
 in topological order (no recursion, linear in nodes).  A node that depends
 on no batched feed is kept as it is (shared by the chunk graphs; computed in
 each chunk, as it would be once per call: constants are folded by
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, fields
-from typing import Callable
 
 import numpy as np
 
@@ -44,238 +43,12 @@ from ..errors import FgraphError
 from ..graph import Graph
 from ..symbol import Const, Node, error_at, make_node, topological
 from ..tree import LEAF
-from ..registry import attr_table
+from ..ops.batching import _RULES, Ctx, Mixes, _desc, _set, register_rules, rule_for
 from .arena import MemoryReport
 from .executable import Runner
 
 
 # ---------------------------------------------------------------- the analysis
-
-class Mixes(Exception):
-    """A node does not keep the batch rows apart (the reason is the message)."""
-
-
-class Ctx:
-    """What a rule sees: the batch size ``B``, the chunk size ``k``, which
-    inputs are batched, and ``resize`` (positions of unbatched inputs that
-    carry the batch size on the batch axis and must be rebuilt at ``k``
-    rows: a rule adds them through :meth:`aligned`)."""
-
-    __slots__ = ("B", "k", "batched", "resize")
-
-    def __init__(self, B: int, k: int, batched: tuple):
-        self.B, self.k, self.batched, self.resize = B, k, batched, []
-
-    def aligned(self, node: Node, positions, ndim: int) -> None:
-        """The inputs at ``positions`` broadcast against a result of ``ndim``
-        dims whose axis 0 is the batch: a batched one must have ``ndim``
-        dims (its axis 0 lands on the batch), an unbatched one of ``ndim``
-        dims must be 1 long on axis 0 (else it is resized, or refused)."""
-        for p in positions:
-            x = node.inputs[p]
-            if self.batched[p]:
-                if x.ndim != ndim:
-                    raise Mixes(f"input {p} ({_desc(x)}) is batched but broadcasts to {ndim} dims: its batch "
-                                "axis would not stay axis 0")
-            elif x.ndim == ndim and x.shape[0] != 1:
-                self.resize.append(p)
-
-    def only(self, node: Node, *positions) -> None:
-        """Only the inputs at ``positions`` may be batched."""
-        for p, b in enumerate(self.batched):
-            if b and p not in positions:
-                raise Mixes(f"input {p} ({_desc(node.inputs[p])}) is batched: each row of the result would "
-                            "depend on every row of it")
-
-    def rows(self, shape: tuple) -> tuple:
-        return (self.k,) + tuple(shape[1:])
-
-
-def _desc(n: Node) -> str:
-    return f"{n.op} {n.dtype}{list(n.shape)}"
-
-
-def _set(params: tuple, **changes) -> tuple:
-    return tuple((k, changes.get(k, v)) for k, v in params)
-
-
-def _broadcasting(node: Node, c: Ctx) -> tuple:
-    """Element-wise ops (ufuncs, where, clip, astype, fused groups): every
-    operand broadcasts to the result, so its rows stay apart."""
-    c.aligned(node, range(len(node.inputs)), node.ndim)
-    if node.param("shape") is not None:  # fused: the group's shape is a param
-        return _set(node.params, shape=c.rows(node.param("shape")))
-    return node.params
-
-
-def _fused_reduce(node: Node, c: Ctx) -> tuple:
-    shape = node.param("shape")
-    if 0 in node.param("axis"):
-        raise Mixes("its reduction runs over the batch axis 0")
-    c.aligned(node, range(len(node.inputs)), len(shape))
-    return _set(node.params, shape=c.rows(shape))
-
-
-def _reduction(node: Node, c: Ctx) -> tuple:
-    """sum/mean/max/argmax/average/...: over axes other than 0; a where mask
-    or weights broadcast like an element-wise operand."""
-    axis = node.param("axis")
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    if axis is None or 0 in axes:
-        raise Mixes("it reduces over the batch axis 0" + (" (axis=None: every axis)" if axis is None else ""))
-    c.aligned(node, range(len(node.inputs)), node.inputs[0].ndim)
-    return node.params
-
-
-def _along_axis(node: Node, c: Ctx) -> tuple:
-    """cumsum, sort, argsort, partition, repeat, take_along_axis, fft: work along one axis, which must not be 0."""
-    axis = node.param("axis")
-    if axis is None or axis == 0:
-        raise Mixes("it works along the batch axis 0" if axis == 0 else "axis=None flattens the batch")
-    c.aligned(node, range(len(node.inputs)), node.inputs[0].ndim)
-    return node.params
-
-
-def _check(node: Node, c: Ctx) -> tuple:
-    """A run-time check: each chunk's value checked; a condition on the
-    batch's rows needs the value batched too (each chunk checks its own)."""
-    if c.batched[1] and not c.batched[0]:
-        raise Mixes("its condition reads the batch rows but its value does not")
-    return node.params
-
-
-def _conv_like(node: Node, c: Ctx) -> tuple:
-    """conv2d, conv_transpose2d, pools: images batched on axis 0, weights not."""
-    if not c.batched[0]:
-        raise Mixes("its weights are batched")
-    c.only(node, 0)
-    return node.params
-
-
-def _matmul(node: Node, c: Ctx) -> tuple:
-    """Rows of the left operand (2-d), or a leading broadcast (batch) axis of
-    either operand (>= 3-d) that is the result's axis 0."""
-    a, b = node.inputs
-    nd = node.ndim
-    if c.batched[0] and not (a.ndim == nd and (nd >= 3 or (nd == 2 and b.ndim <= 2))):
-        raise Mixes(f"the batched left operand {_desc(a)} does not give the result's axis 0")
-    if c.batched[1] and not (b.ndim == nd >= 3):
-        raise Mixes(f"the product contracts over the rows of the batched right operand {_desc(b)}")
-    if nd >= 3:  # the stacked (broadcast) dims: an unbatched operand there must be 1 long
-        c.aligned(node, [p for p in (0, 1) if node.inputs[p].ndim == nd and not c.batched[p]], nd)
-    return node.params
-
-
-def _dot(node: Node, c: Ctx) -> tuple:
-    if not (c.batched[0] and node.inputs[0].ndim >= 2):
-        raise Mixes("only a batched left operand of >= 2 dims keeps the batch on axis 0")
-    c.only(node, 0)
-    return node.params
-
-
-def _matrix_transpose(node: Node, c: Ctx) -> tuple:
-    if node.ndim < 3:
-        raise Mixes("it swaps the batch axis 0 with axis 1")
-    return node.params
-
-
-def _reshape(node: Node, c: Ctx) -> tuple:
-    x = node.inputs[0]
-    if not (x.ndim and node.ndim and x.shape[0] == node.shape[0] == c.B):
-        raise Mixes(f"it reshapes {list(x.shape)} to {list(node.shape)}: rows of the batch axis 0 do not stay rows")
-    return _set(node.params, shape=c.rows(node.param("shape")))
-
-
-def _transpose(node: Node, c: Ctx) -> tuple:
-    if node.param("axes")[0] != 0:
-        raise Mixes(f"axes {node.param('axes')} move the batch axis 0")
-    return node.params
-
-
-def _broadcast_to(node: Node, c: Ctx) -> tuple:
-    c.aligned(node, (0,), node.ndim)
-    return _set(node.params, shape=c.rows(node.param("shape")))
-
-
-def _flip(node: Node, c: Ctx) -> tuple:
-    if 0 in node.param("axes"):
-        raise Mixes("it reverses the batch axis 0")
-    return node.params
-
-
-def _slice_axis(node: Node, c: Ctx) -> tuple:
-    if node.param("axis") != 0:
-        return node.params
-    if (node.param("start"), node.param("stop"), node.param("step")) != (0, c.B, 1):
-        raise Mixes("it selects rows of the batch axis 0")
-    return _set(node.params, stop=c.k)
-
-
-def _slice(node: Node, c: Ctx) -> tuple:
-    key = node.param("key")
-    if not key or key[0] != (0, c.B, 1):
-        raise Mixes(f"its key {key[:1]} on axis 0 does not keep every row of the batch in place")
-    from ..ops.indexing import _norm_slice
-
-    return _set(node.params, key=(_norm_slice(slice(0, c.k), c.k),) + tuple(key[1:]))
-
-
-def _advanced_index(node: Node, c: Ctx) -> tuple:
-    key = node.param("key")
-    if not (c.batched[0] and key[0] is None and not node.param("front")):
-        raise Mixes("only x[:, indices] with a batched x keeps the batch on axis 0")
-    c.only(node, 0)
-    return node.params
-
-
-def _take(node: Node, c: Ctx) -> tuple:
-    """x batched, taken along another axis; or indices batched into an
-    unbatched table along axis 0 (an embedding)."""
-    axis = node.param("axis")
-    if c.batched[0] and not c.batched[1] and axis not in (None, 0):
-        return node.params
-    if c.batched[1] and not c.batched[0] and axis == 0 and node.inputs[1].ndim >= 1:
-        return node.params
-    raise Mixes("only take(x, i, axis != 0) with x batched, or take(table, ids, axis=0) with ids batched, "
-                "keeps the batch on axis 0")
-
-
-def _concatenate(node: Node, c: Ctx) -> tuple:
-    if node.param("axis") == 0:
-        raise Mixes("it joins along the batch axis 0")
-    c.aligned(node, range(len(node.inputs)), node.ndim)
-    return node.params
-
-
-#: op -> rule(node, ctx) -> the params of the node rebuilt at ``ctx.k`` rows
-#: (raise :class:`Mixes` when its rows do not stay apart).  Element-wise ops,
-#: reductions and scans are found by attribute (see :func:`rule_for`).
-RULES: dict[str, Callable] = {
-    "fused_reduce": _fused_reduce,
-    "conv2d": _conv_like, "conv_transpose2d": _conv_like, "max_pool2d": _conv_like, "avg_pool2d": _conv_like,
-    "matmul": _matmul, "dot": _dot, "matrix_transpose": _matrix_transpose,
-    "reshape": _reshape, "transpose": _transpose, "broadcast_to": _broadcast_to, "flip": _flip,
-    "slice_axis": _slice_axis, "slice": _slice, "advanced_index": _advanced_index, "take": _take,
-    "take_along_axis": _along_axis, "concatenate": _concatenate, "repeat": _along_axis,
-    "sort": _along_axis, "argsort": _along_axis, "partition": _along_axis, "argpartition": _along_axis,
-    "fft": _along_axis, "check": _check,
-}
-_ELEMENTWISE = attr_table("elementwise")
-_REDUCTION = attr_table("reduction")
-_SCAN = attr_table("scan")
-
-
-def rule_for(op: str):
-    rule = RULES.get(op)
-    if rule is None:
-        if _ELEMENTWISE.get(op):
-            return _broadcasting
-        if _REDUCTION.get(op):
-            return _reduction
-        if _SCAN.get(op):
-            return _along_axis
-    return rule
-
 
 # ---------------------------------------------------------------- resizing unbatched values
 
@@ -531,4 +304,5 @@ class MicroBatchExecutable(Runner):
                 f"{self.micro_batch} of {self.batch} rows>")
 
 
-from . import microbatch_control  # noqa: E402,F401  (the loops' and branches' rules, added to RULES)
+register_rules(_RULES)  # (the families' own rules are their OpDefs')
+from . import microbatch_control  # noqa: E402,F401  (the loops' and branches' rules)

@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..errors import FgraphError
 from ..graph import Graph
 from ..symbol import topological
-from .microbatch import RULES, Ctx, Mixes, _set, rebuild
+from ..ops.batching import Ctx, Mixes, _set, register_rules
+from .microbatch import rebuild
 
 
 def _rebuilt(graph: Graph, flags, c: Ctx, what: str, carries: int = 0) -> tuple[Graph, tuple]:
@@ -84,4 +85,4 @@ def _switch(node, c: Ctx) -> tuple:
     return _set(node.params, branches=tuple(new))
 
 
-RULES.update({"scan": _scan, "while_loop": _while, "switch": _switch})
+register_rules({"scan": _scan, "while_loop": _while, "switch": _switch})
