@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError
 from ..tensor import Tensor
 from ..symbol import Node, error_at, topological
-from ..registry import attr_table
+from ..registry import Refused, attr_table
 
 # ops the optimiser makes; gradients see the element-wise ops they stand for
 _FUSED = ("fused", "fma", "adagrad", "fused_reduce")
@@ -77,10 +77,10 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
         if not n.inputs:
             continue
         rule = rules.get(n.op)
-        if rule is None:
-            raise error_at(FgraphError, "grad", f"op {n.op!r} has no gradient rule (node made at "
-                                                f"{n.where[0]}:{n.where[1]})" if n.where else
-                           f"op {n.op!r} has no gradient rule")
+        if rule is None or isinstance(rule, Refused):
+            why = f"is not differentiable: {rule.reason}" if rule is not None else "has no gradient rule"
+            raise error_at(FgraphError, "grad", f"op {n.op!r} {why} (node made at {n.where[0]}:{n.where[1]})"
+                           if n.where else f"op {n.op!r} {why}")
         ins = [Tensor(i, st) for i in n.inputs]
         grads = rule(Tensor(n, st), ins, g, **dict(n.params))
         for i, gi in zip(n.inputs, grads):

@@ -31,7 +31,7 @@ import numpy as np
 from ..cache import ResultCache
 from ..errors import FgraphError, format_location
 from ..symbol import error_at, make_node, no_gc
-from ..registry import attr_table, get_attr
+from ..registry import Refused, attr_table, get_attr
 from . import dask_lowering as lowering
 from .executable import Runner
 from .program import may_alias, order_below
@@ -58,9 +58,10 @@ def lowering_of(node):
     fn = _LOWERINGS.get(node.op)
     if fn is None and get_attr(node.op, "elementwise", False) and get_attr(node.op, "numpy_kernel", None):
         fn = lowering.elementwise
-    if fn is None:
-        raise FgraphError(f"op {node.op!r} has no Dask lowering (no 'dask_lowering' attribute): the dask engine "
-                          f"cannot run it\n  node made at {format_location(node.where)}")
+    if fn is None or isinstance(fn, Refused):
+        why = f"cannot run on the dask engine: {fn.reason}" if fn is not None else \
+            "has no Dask lowering (no 'dask_lowering' attribute): the dask engine cannot run it"
+        raise FgraphError(f"op {node.op!r} {why}\n  node made at {format_location(node.where)}")
     return fn
 
 

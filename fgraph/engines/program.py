@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 from ..devices import current
 from ..errors import FgraphError, error_like, format_location
 from ..symbol import Node, describe, topological
-from ..registry import attr_table, kernel_attrs
+from ..registry import Refused, attr_table, kernel_attrs
 
 
 class Program:
@@ -59,9 +59,10 @@ class Program:
                 leaves[k] = n
                 continue
             kernel = shared.get(k) or kernels.get(n.op)
-            if kernel is None:
-                raise FgraphError(f"op {n.op!r} has no kernel on the {engine} engine "
-                                  f"(node made at {format_location(n.where)})")
+            if kernel is None or isinstance(kernel, Refused):
+                why = f"cannot run on the {engine} engine: {kernel.reason}" if kernel is not None else \
+                    f"has no kernel on the {engine} engine"
+                raise FgraphError(f"op {n.op!r} {why} (node made at {format_location(n.where)})")
             ins = tuple(slot[id(i)] for i in n.inputs)
             target = outs.get(k)
             if target is not None:
