@@ -97,7 +97,8 @@ def _trace(fn, args, templates: list[Node], st, what: str, out_dtypes=None) -> _
     """Trace ``fn(value)`` where ``value`` has the tree ``args`` and its
     leaves are placeholders shaped as ``templates``.
     ``out_dtypes``: a dtype per result, for weak Python-scalar results."""
-    phs = [placeholder_node(t.shape, t.dtype, f"{what}_in{k}") for k, t in enumerate(templates)]
+    # identities by position (the body is closed: they never meet another graph's), so a body traced again is equal
+    phs = [placeholder_node(t.shape, t.dtype, f"{what}_in{k}", uid=-1 - k) for k, t in enumerate(templates)]
     result = fn(_untree(args, [Tensor(p, st) for p in phs]))
     leaves, paths, out_tree = _tree(result)
     outs = []
@@ -143,7 +144,8 @@ def _close(outs: list[Node], phs: list[Node], what: str):
             return mapping.get(id(n), n)
         p = mapping.get(id(n))
         if p is None:
-            p = mapping[id(n)] = placeholder_node(n.shape, n.dtype, f"{what}_const{len(consts)}")
+            p = mapping[id(n)] = placeholder_node(n.shape, n.dtype, f"{what}_const{len(consts)}",
+                                                  uid=-1 - len(phs) - len(consts))
             consts[id(n)] = n
         return p
 

@@ -67,8 +67,11 @@ def constant_node(array, name: str | None = None) -> Node:
     return node
 
 
-def placeholder_node(shape, dtype, name: str | None = None) -> Node:
-    uid = next_id()
+def placeholder_node(shape, dtype, name: str | None = None, uid: int | None = None) -> Node:
+    """``uid``: the placeholder's identity (default: a new one); a sub-graph's
+    own placeholders take their position, so tracing the same body twice
+    gives equal graphs (and one compiled body)."""
+    uid = next_id() if uid is None else uid
     name = name if name is not None else f"placeholder_{uid}"
     return Node("placeholder", (("name", name), ("id", uid)), (), as_shape(shape), np.dtype(dtype), False, name,
                 user_location(2))

@@ -1,13 +1,12 @@
-import os
-
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("default", deadline=None, max_examples=100,
+from budget import examples
+
+# example counts come from the profile, HYPOTHESIS_PROFILE=quick | default | thorough (tests/budget.py):
+# a test's own budget is examples(n); one without a budget runs examples(100)
+settings.register_profile("fgraph", deadline=None, max_examples=examples(100),
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-# HYPOTHESIS_PROFILE=thorough: the random-graph oracles run 2000 graphs each
-settings.register_profile("thorough", deadline=None, max_examples=2000,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+settings.load_profile("fgraph")
 
 # every plan the tests compile is verified by the independent checker
 import fgraph.engines.arena as _arena  # noqa: E402

@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -212,7 +213,7 @@ def test_result_type_and_can_cast_dtypes(a, b):
 
 @given(st.sampled_from(DTYPE_NAMES), st.sampled_from(DTYPE_NAMES),
        st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-3, 3), st.complex_numbers(max_magnitude=3)))
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_result_type_arrays_and_python_scalars(a, b, scalar):
     """Lazy arrays and Python scalars (weak, NEP 50), as array_api_strict says."""
     x, y = fnp.zeros(2, dtype=ours(a)), fnp.zeros(2, dtype=ours(b))
@@ -292,7 +293,7 @@ def ramp_mix(x):
 
 @pytest.mark.parametrize("fn", [ramp_mix, standardise])
 @given(st.integers(1, 6), st.integers(1, 5), st.sampled_from(["float32", "float64"]), st.data())
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 def test_generic_array_api_code_matches_array_api_strict(fn, n, m, dtype, data):
     from oracle import arrays
 

@@ -3,6 +3,7 @@ and the NumPy names fgraph.numpy passes through."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -11,7 +12,7 @@ from oracle import DTYPES, array_of, check, shapes
 ints = st.integers(-4, 4)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data(), ints)
 def test_diag_and_diagflat(data, k):
     v = data.draw(array_of(shape=shapes(1, 1, 0, 5)))
@@ -27,7 +28,7 @@ def test_diag_refuses_other_ranks():
     check(lambda xp, x: xp.diag(x), np.float64(3))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data())
 def test_append(data):
     a = data.draw(array_of(shape=shapes(0, 3, 0, 4)))
@@ -55,14 +56,14 @@ def _array_axis_obj(data):
     return a, axis, obj
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(st.data())
 def test_delete(data):
     a, axis, obj = _array_axis_obj(data)
     check(lambda xp, x: xp.delete(x, obj, axis=axis), a)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(st.data())
 def test_insert(data):
     a, axis, obj = _array_axis_obj(data)
@@ -80,7 +81,7 @@ def test_delete_and_insert_need_static_positions():
         fnp.insert(a, fnp.asarray(1), 3)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data())
 def test_block(data):
     dt = data.draw(st.sampled_from(DTYPES))
@@ -106,7 +107,7 @@ def test_block_refusals():
                      ([] if match == "empty list" else (np.ones(2), np.ones(2))))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data())
 def test_rollaxis(data):
     a = data.draw(array_of(shape=shapes(0, 4, 1, 3)))
@@ -115,7 +116,7 @@ def test_rollaxis(data):
     check(lambda xp, x: xp.rollaxis(x, axis, start), a)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data())
 def test_resize(data):
     a = data.draw(array_of(shape=shapes(0, 3, 0, 4)))
@@ -123,14 +124,14 @@ def test_resize(data):
     check(lambda xp, x: xp.resize(x, new), a)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.sampled_from([(3,), (2, 4), (2, 3, 2), (0, 2)]), st.sampled_from([float, int, "float32"]))
 def test_fromfunction(shape, dtype):
     check(lambda xp: xp.fromfunction(lambda *ix: sum((k + 2) * i for k, i in enumerate(ix)) + 1, shape, dtype=dtype))
     check(lambda xp: xp.fromfunction(lambda i, *rest: xp.sin(i), shape))  # NumPy ufuncs on lazy indices stay lazy
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.data(), st.sampled_from([None, "float32", "int64"]))
 def test_asfortranarray(data, dtype):
     a = data.draw(array_of(shape=shapes(0, 3, 0, 3)))
@@ -179,7 +180,7 @@ def test_numpy_names_passed_through():
     assert bound.float16 is np.float16 and bound.promote_types("f4", "i8") == np.float64
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data(), st.sampled_from(["big", "little"]))
 def test_packbits_and_unpackbits(data, bitorder):
     a = data.draw(array_of([np.dtype(d) for d in ("bool", "int32", "uint8", "int64")], shape=shapes(0, 3, 0, 11)))
@@ -203,7 +204,7 @@ def test_bits_refusals():
     check(lambda xp, x: xp.unpackbits(x), np.ones(3, "int16"))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.data())
 def test_apply_along_and_over_axes(data):
     a = data.draw(array_of([np.dtype("int64"), np.dtype("float64")], shape=shapes(1, 3, 1, 4)))
@@ -216,7 +217,7 @@ def test_apply_along_and_over_axes(data):
     check(lambda xp, x: xp.apply_over_axes(lambda y, ax: xp.cumsum(y, ax), x, axes), a)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.lists(st.lists(st.integers(-3, 2), min_size=1, max_size=3), min_size=1, max_size=3))
 def test_ix(indices):
     a = np.arange(3 ** len(indices)).reshape((3,) * len(indices))
@@ -227,7 +228,7 @@ def test_ix(indices):
         fnp.ix_(fnp.asarray([True, False]))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.data())
 def test_r_and_c_index_tricks(data):
     a = data.draw(array_of(shape=shapes(1, 1, 1, 4)))

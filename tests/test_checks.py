@@ -3,6 +3,7 @@ inputs raise NumPy's ValueError where the graph runs, on every engine."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -11,7 +12,7 @@ from oracle import check
 SPECIALS = st.sampled_from([0.0, -1.5, 2.0, np.nan, np.inf, -np.inf])
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.lists(SPECIALS, min_size=0, max_size=6), st.sampled_from(["float32", "float64", "int64", "complex128"]))
 def test_asarray_chkfinite(values, dtype):
     with np.errstate(invalid="ignore"):

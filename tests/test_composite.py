@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -34,7 +35,7 @@ def special_arrays(draw, dtypes=REAL, shape=None):
         return a.astype(dt).reshape(shape)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(special_arrays(REAL + COMPLEX), special_arrays(REAL + COMPLEX, shape=(5,)),
        st.sampled_from([1e-5, 0.0, 0.5]), st.sampled_from([1e-8, 0.0, 2.0]), st.booleans())
 def test_isclose(a, b, rtol, atol, equal_nan):
@@ -52,7 +53,7 @@ def test_isclose_boundary_and_infinities():
         check(lambda xp, a, b: xp.isclose(a, b, **kw), x, y)  # |a - b| == atol exactly counts as close
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(special_arrays(REAL + COMPLEX, shape=(5,)), st.booleans(), st.integers(0, 4))
 def test_allclose_array_equal_array_equiv(a, equal_nan, k):
     b = a.copy()
@@ -80,7 +81,7 @@ def test_shape_answers_are_known_now():
     assert isinstance(np.isclose(x, 1.0), fgraph.Tensor)  # NumPy's own function dispatches to the lazy one
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(special_arrays(REAL + COMPLEX), st.booleans())
 def test_predicates_angle_sinc(a, deg):
     for fn in (lambda xp, x: xp.isreal(x), lambda xp, x: xp.iscomplex(x), lambda xp, x: xp.angle(x, deg=deg),
@@ -91,7 +92,7 @@ def test_predicates_angle_sinc(a, deg):
         check(lambda xp, x: xp.isneginf(x), a)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(special_arrays(REAL + COMPLEX), st.sampled_from([None, 7.0, -2.5]), st.sampled_from([None, -7.0, 1e10]),
        st.sampled_from([0.0, -1.0, 5.5]))
 def test_nan_to_num(a, posinf, neginf, nan):
@@ -107,7 +108,7 @@ def test_refusals_name_the_function():
         fnp.isposinf(fnp.ones(3, dtype="complex128"))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.lists(st.sampled_from(REAL + COMPLEX), min_size=1, max_size=3))
 def test_common_type(dtypes):
     arrays = [np.zeros(2, d) for d in dtypes]

@@ -5,6 +5,7 @@ compiled; nested loops; gradients against finite differences; errors."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -20,7 +21,7 @@ def _arrays(rng, shape, dtype):
 
 # ---------------------------------------------------------------- oracles
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(length=st.integers(0, 5), shape=st.sampled_from([(), (3,), (2, 3)]), dtype=st.sampled_from(DTYPES),
        reverse=st.booleans(), seed=st.integers(0, 2**16), how=st.sampled_from(["eager", "compiled", "optimised"]))
 def test_scan_matches_a_numpy_loop(length, shape, dtype, reverse, seed, how):
@@ -51,7 +52,7 @@ def test_scan_matches_a_numpy_loop(length, shape, dtype, reverse, seed, how):
         np.testing.assert_allclose(got_sums, np.stack(sums), rtol=1e-6)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(start=st.integers(-3, 12), limit=st.integers(0, 10), dtype=st.sampled_from(["float64", "float32"]),
        compiled=st.booleans())
 def test_while_loop_with_a_data_dependent_trip_count(start, limit, dtype, compiled):
@@ -211,7 +212,8 @@ def test_bodies_are_part_of_the_structural_key():
     assert a.node.key != b.node.key
     g = fgraph.optimise(fgraph.Graph([a, b]))  # CSE must not merge different bodies
     np.testing.assert_allclose(fgraph.compile(g)(x=np.ones(3)), [np.full(3, 8.0), np.full(3, 27.0)])
-    again = fgraph.Graph([a, a + 1])
+    again = fgraph.fori_loop(0, 3, lambda i, v: v * 2.0, x)  # the same body, traced again
+    assert again.node.key == a.node.key and again.node.param("body") == a.node.param("body")
     assert hash(a.node.param("body")) == a.node.param("body").key
 
 
@@ -537,3 +539,20 @@ def test_the_loops_example(capsys):
     a, root, slope = example.newton()
     np.testing.assert_allclose(root, np.sqrt(a))
     np.testing.assert_allclose(slope, 0.5 / np.sqrt(a), rtol=1e-6)
+
+
+def test_a_loop_traced_again_reuses_its_compiled_body():
+    """NumPy-style code calls while_loop once per outer step: the body is
+    traced each time, but equal traces are one body, compiled once."""
+    from fgraph.engines.numpy_kernels import control as loop_kernels
+
+    x = fnp.asarray(np.ones(4))
+    before = len(loop_kernels._PROGRAMS)
+    for _ in range(5):
+        x = fgraph.while_loop(lambda s: s[1] < 3, lambda s: (s[0] * 1.5 + 1.0, s[1] + 1), (x, 0))[0]
+        np.asarray(x)  # fetched every step, as an eager program does
+    want = np.ones(4)
+    for _ in range(5 * 3):
+        want = want * 1.5 + 1.0
+    np.testing.assert_allclose(np.asarray(x), want)
+    assert len(loop_kernels._PROGRAMS) - before <= 2  # the condition and the body, once

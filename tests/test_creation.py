@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -51,7 +52,7 @@ def test_zeros_ones(shape, dtype, name):
 
 
 @given(shape_args, dtype_or_none)
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_empty_shape_and_dtype(shape, dtype):
     want = np.empty(shape, dtype)
     got = fnp.empty(shape, dtype)
@@ -93,7 +94,7 @@ def test_like(a, name, dtype, shape, fill):
 
 
 @given(st.data())
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_full_like_array_fill(data):
     a = data.draw(array_of(shape=data.draw(shapes(max_dims=3, max_side=3))))
     fill = data.draw(array_of(shape=data.draw(shapes(max_dims=2, max_side=3))))
@@ -103,7 +104,7 @@ def test_full_like_array_fill(data):
 @given(st.one_of(st.integers(-3, 3), st.floats(-3, 3), st.lists(st.floats(-3, 3), max_size=3),
                  st.lists(st.lists(st.integers(-3, 3), min_size=2, max_size=2), max_size=3)),
        dtype_or_none)
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_like_python_data(a, dtype):
     for name in ("zeros_like", "ones_like"):
         same(lambda xp: getattr(xp, name)(a, dtype=dtype))
@@ -210,7 +211,7 @@ def test_logspace_scalars(start, stop, num, endpoint, base, dtype):
 
 
 @given(st.data())
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_logspace_arrays(data):
     dts = [np.dtype(d) for d in ("int32", "float32", "float64")]
     a = data.draw(array_of(dtypes=dts, shape=data.draw(shapes(max_dims=2, max_side=3)), lo=-3, hi=3))
@@ -232,7 +233,7 @@ def test_geomspace_scalars(start, stop, num, endpoint, dtype):
 
 
 @given(st.data())
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_geomspace_arrays(data):
     dts = [np.dtype(d) for d in ("int64", "float32", "float64")]
     a = data.draw(array_of(dtypes=dts, shape=data.draw(shapes(max_dims=2, max_side=3)), lo=1, hi=50))
@@ -265,7 +266,7 @@ def test_eye_tri(n, m, k, dtype):
 
 
 @given(st.integers(0, 5), dtype_or_none)
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 def test_identity(n, dtype):
     same(lambda xp: xp.identity(n, dtype=dtype))
 
@@ -310,7 +311,7 @@ def test_meshgrid_list_python_data_and_errors():
 
 
 @given(st.lists(st.integers(0, 4), max_size=4), st.sampled_from([int, np.int32, np.float64]), st.booleans())
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_indices(dims, dtype, sparse):
     same(lambda xp: xp.indices(dims, dtype=dtype, sparse=sparse))
 
@@ -318,7 +319,7 @@ def test_indices(dims, dtype, sparse):
 # ---------------------------------------------------------------- from data
 
 @given(array_of(dtypes=ALL_DTYPES), dtype_or_none)
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_asarray_array_copy(a, dtype):
     same(lambda xp: xp.asarray(a, dtype=dtype))
     same(lambda xp, x: xp.asarray(x, dtype=dtype), a)

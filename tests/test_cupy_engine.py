@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -233,7 +234,7 @@ def test_results_to_host_and_evaluate(host):
     assert float(f.sum(t)) == pytest.approx(float(v.sum()))
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(programs())
 def test_random_programs_on_the_numpy_device(host, prog):
     inputs, steps = prog
@@ -264,7 +265,7 @@ def test_gpu_cases_against_numpy(cuda, name, fn, arrays, rtol, ref):
 
 
 @gpu
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(programs())
 def test_gpu_random_programs(cuda, prog):
     inputs, steps = prog

@@ -26,6 +26,7 @@ import types
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.nn as nn
@@ -225,7 +226,7 @@ def on_the_pretend_device(t):
     return want
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(case=conv_case(), scratch=st.sampled_from([64, 4 << 20]), batch_below=st.sampled_from([None, 1]))
 def test_convolution_kernels_on_the_pretend_device(case, scratch, batch_below):
     x, w, _, kw = case
@@ -247,7 +248,7 @@ def test_convolution_kernels_on_the_pretend_device(case, scratch, batch_below):
             on_the_pretend_device(ops.conv_transpose2d(g, w.astype(y.dtype), p[0], p[1], extra, p[2], p[3]))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(case=pool_case([np.float32, np.float64]))
 def test_pool_kernels_on_the_pretend_device(case):
     x, kw = case
@@ -380,7 +381,7 @@ def _same(got, want):
         np.testing.assert_array_equal(a, b, strict=True)
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(case=conv_case(), pool=st.sampled_from(["max", "avg", None]), optimise=st.booleans())
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning", "ignore:Mean of empty:RuntimeWarning")
 def test_conv_nets_and_gradients_on_the_numpy_device(host, case, pool, optimise):
@@ -487,7 +488,7 @@ def close(got, want, rtol=1e-4):
 
 
 @gpu
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(case=conv_case(), pool=st.sampled_from(["max", "avg", None]), scratch=st.sampled_from([64, 4 << 20]))
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning", "ignore:Mean of empty:RuntimeWarning")
 def test_gpu_conv_nets_and_gradients(cuda, case, pool, scratch):
@@ -498,7 +499,7 @@ def test_gpu_conv_nets_and_gradients(cuda, case, pool, scratch):
 
 
 @gpu
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(case=pool_case([np.float32, np.float64, np.int32]))
 def test_gpu_pools_are_exact(cuda, case):
     x, kw = case

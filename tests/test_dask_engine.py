@@ -22,6 +22,7 @@ da = pytest.importorskip("dask.array")
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 from hypothesis.extra import numpy as hnp  # noqa: E402
+from budget import examples
 
 import fgraph  # noqa: E402
 import fgraph.numpy as fnp  # noqa: E402
@@ -109,7 +110,7 @@ def _fused_program(xp, ins, steps, reduce, axis, keepdims):
     return getattr(xp, reduce)(out, axis=axis, keepdims=keepdims)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(prog=fused_programs(), chunk=st.integers(1, 3), piece=st.integers(1, 9))
 def test_fused_graphs_match_numpy(prog, chunk, piece):
     inputs, steps, reduce, axis, keepdims = prog
@@ -143,7 +144,7 @@ def test_fused_reduction_over_large_blocks():
 
 # ---------------------------------------------------------------- random programs
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(prog=programs(), chunk=st.integers(1, 3))
 def test_random_programs_match_the_numpy_engine(prog, chunk):
     inputs, steps = prog
@@ -382,7 +383,7 @@ def test_distributed_updates_and_errors(client):
 
 # ---------------------------------------------------------------- random numbers and neural-network ops
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=9), key=st.integers(-2 ** 63, 2 ** 64 - 1),
        dtype=st.sampled_from(["float32", "float64"]), chunk=st.integers(1, 4))
 def test_random_uniform_chunk_by_chunk_equals_the_numpy_engine(shape, key, dtype, chunk):

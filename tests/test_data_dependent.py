@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -330,7 +331,7 @@ def same_values(got, want):
     np.testing.assert_array_equal(got, want)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(a=array(min_dims=1, max_dims=3), size=st.integers(0, 8), fill=st.none() | st.integers(-3, 3), data=st.data())
 def test_sized_nonzero_argwhere_flatnonzero_where(a, size, fill, data):
     per_dim = data.draw(st.booleans()) and fill is not None
@@ -350,7 +351,7 @@ def test_sized_nonzero_argwhere_flatnonzero_where(a, size, fill, data):
         same_values(got, padded(np.flatnonzero(a), size, 0 if fill is None else fill))
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(case=compress_case(), size=st.integers(0, 6), fill=st.integers(0, 3))
 def test_sized_compress_and_extract(case, size, fill):
     a, cond, axis = case
@@ -372,7 +373,7 @@ def test_sized_compress_and_extract(case, size, fill):
         same_values(got, want)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(a=array(dtypes=[np.dtype(d) for d in ("int64", "float64", "bool", "float32")], max_dims=2),
        size=st.integers(0, 8), fill=st.none() | st.just(-7), flags=st.tuples(st.booleans(), st.booleans(),
                                                                                 st.booleans()))
@@ -400,7 +401,7 @@ def test_sized_unique(a, size, fill, flags):
             same_values(got.inverse_indices, inverse.reshape(a.shape))
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data(), size=st.integers(0, 8), fill=st.none() | st.just(-7))
 def test_sized_set_functions(data, size, fill):
     dt = np.dtype(data.draw(st.sampled_from([np.int64, np.float64])))

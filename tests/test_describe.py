@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -74,7 +75,7 @@ def test_leaves_come_first_constants_summarised_names_and_sources():
 
 
 @given(prog=programs())
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_random_graphs_list_every_node_once_in_topological_order(prog):
     g, _ = random_graph(prog)
     before = snapshot(g)
@@ -87,7 +88,7 @@ def test_random_graphs_list_every_node_once_in_topological_order(prog):
 
 
 @given(prog=programs())
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 def test_fused_nodes_list_their_instructions(prog):
     g, _ = random_graph(prog)
     opt = fgraph.optimise(g)

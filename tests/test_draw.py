@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -58,7 +59,7 @@ def graphviz_counts(dot: str) -> tuple[int, int, int]:
 
 
 @given(prog=programs())
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_random_graphs_draw_one_box_per_node_and_one_edge_per_input(prog):
     g, _ = random_graph(prog)
     before = snapshot(g)
@@ -72,7 +73,7 @@ def test_random_graphs_draw_one_box_per_node_and_one_edge_per_input(prog):
 
 @needs_dot
 @given(prog=programs())
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 def test_graphviz_parses_the_dot_with_the_counts_the_graph_implies(prog):
     g, _ = random_graph(prog)
     opt = fgraph.optimise(g)

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -15,7 +16,7 @@ BINARY = sorted(n for n, c in ALIASES.items() if UFUNCS[c].nin == 2)
 
 
 @pytest.mark.parametrize("name", UNARY)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_unary_ufuncs(name, data):
     dt = data.draw(st.sampled_from(ALL_DTYPES))
@@ -24,7 +25,7 @@ def test_unary_ufuncs(name, data):
 
 
 @pytest.mark.parametrize("name", BINARY)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_binary_ufuncs_broadcast(name, data):
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=4))
@@ -35,7 +36,7 @@ def test_binary_ufuncs_broadcast(name, data):
 
 
 @pytest.mark.parametrize("name", BINARY)
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_binary_ufuncs_with_python_scalars(name, data):
     """NEP 50: a Python scalar takes the array's dtype (or NumPy refuses)."""
@@ -58,7 +59,7 @@ OPERATORS = {
 
 
 @pytest.mark.parametrize("op", sorted(OPERATORS))
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_python_operators(op, data):
     f = OPERATORS[op]
@@ -96,7 +97,7 @@ def test_inplace_operators_write_with_numpy_casting(op, data):
 
 
 @pytest.mark.parametrize("exponent", [2, -1, 0.5, 2.0, -1.0, 1, 0, 3, True, np.float64(0.5), np.int64(2)])
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_power_operator_takes_numpys_shortcuts(exponent, data):
     """NumPy's ``x ** 2`` is square (``bool ** 2`` is int8), ``x ** -1`` and
@@ -131,7 +132,7 @@ COMPARISONS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda
 
 
 @pytest.mark.parametrize("op", sorted(COMPARISONS))
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_comparisons_with_python_ints_beyond_the_dtype(op, data):
     """NumPy 2 compares an integer array with any Python int exactly (int8 ==
@@ -144,7 +145,7 @@ def test_comparisons_with_python_ints_beyond_the_dtype(op, data):
     check(lambda xp, x: f(v, x), a)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_clip_with_python_int_bounds_beyond_the_dtype(data):
     """NumPy clips an integer array with a Python int bound beyond its dtype
@@ -240,7 +241,7 @@ def test_python_ints_too_large_for_a_double_are_refused_at_once(call):
     assert (fnp.placeholder((3,), "float32") + 2**1023).dtype == np.float32  # a double holds it: inf in float32
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.sampled_from(["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64", "complex64",
                         "complex128"]), st.integers(0, 2 ** 32 - 1), st.sampled_from(["aa", "a0", "0a", "as", "sa"]))
 def test_where_kernel_selects_the_exact_bits(dtype, seed, form):
@@ -259,7 +260,7 @@ def test_where_kernel_selects_the_exact_bits(dtype, seed, form):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data(), st.sampled_from(["bool", "int8", "int64", "float16", "float32", "float64"]),
        st.sampled_from(["bool", "int32", "float32", "float64"]))
 def test_make_complex_copies_the_parts(data, dt_re, dt_im):

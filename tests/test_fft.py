@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -16,7 +17,7 @@ NORMS = [None, "backward", "ortho", "forward"]
 ONE_D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.data(), st.sampled_from(ONE_D), st.sampled_from(NORMS))
 def test_one_dimensional(data, kind, norm):
     a = data.draw(array_of(DTYPES, shape=shapes(1, 3, 1, 6)))
@@ -25,7 +26,7 @@ def test_one_dimensional(data, kind, norm):
     check(lambda xp, x: getattr(xp.fft, kind)(x, n=n, axis=axis, norm=norm), a)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.data(), st.sampled_from(["fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2"]),
        st.sampled_from(NORMS))
 def test_n_dimensional(data, name, norm):
@@ -47,7 +48,7 @@ def test_frequencies(n, d):
     check(lambda xp: xp.fft.rfftfreq(n, d))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data())
 def test_shifts(data):
     a = data.draw(array_of(shape=shapes(0, 3, 0, 5)))

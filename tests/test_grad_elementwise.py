@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -28,7 +29,7 @@ BINARY = {
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_unary_rules(name, data):
     lo, hi = UNARY[name]
@@ -37,7 +38,7 @@ def test_unary_rules(name, data):
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_binary_rules_with_broadcasting(name, data):
     (l1, h1), (l2, h2) = BINARY[name]
@@ -47,7 +48,7 @@ def test_binary_rules_with_broadcasting(name, data):
     check_grad(lambda xp, x, y: getattr(xp, name)(x, y), a, b)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(a=arrays(np.float64, (4,), -2, 2), b=arrays(np.float64, (4,), -2, 2))
 def test_piecewise_rules(a, b):
     b = np.where(np.abs(a - b) < 0.1, b + 0.3, b)  # away from ties
@@ -83,7 +84,7 @@ def test_literal_and_dtype_handling():
         fgraph.grad(fnp.sum(fnp.real(x.astype("complex64")) * x), x)
 
 
-@settings(max_examples=5)
+@settings(max_examples=examples(5))
 @given(a=arrays(np.float64, (3,), -1, 1), b=arrays(np.float64, (3,), 0.5, 2))
 def test_second_derivatives(a, b):
     check_grad2(lambda xp, x, y: xp.sum(xp.tanh(x * y) * xp.exp(x) / y), a, b)

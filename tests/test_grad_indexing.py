@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -49,7 +50,7 @@ def mixed_keys(draw, shape):
     return tuple(key)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_basic_indexing(data):
     a = data.draw(values(small(max_dims=4)))
@@ -57,7 +58,7 @@ def test_basic_indexing(data):
     check_grad(lambda xp, x: x[key], a)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_advanced_and_mixed_indexing(data):
     a = data.draw(values(small(min_dims=1, max_dims=3)))
@@ -80,7 +81,7 @@ def test_lazy_index_arrays():
     check_grad(lambda xp, x: xp.take(x, xp.argsort(x[0]), axis=1), a)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_take(data):
     a = data.draw(values(small(max_dims=3)))
@@ -93,7 +94,7 @@ def test_take(data):
     check_grad(lambda xp, x: xp.take(x, int(ind.reshape(-1)[0]), axis=axis, mode=mode), a)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_take_along_axis(data):
     shape = data.draw(small(min_dims=1))
@@ -113,7 +114,7 @@ def test_take_along_axis(data):
     check_grad(lambda xp, x: xp.take_along_axis(x, ind, axis=axis), a)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_select(data):
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=5, max_dims=2, max_side=3))
@@ -124,7 +125,7 @@ def test_select(data):
     check_grad(lambda xp, x: xp.select(conds[:1], [x]), args[0])
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_choose(data):
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=4, max_dims=2, max_side=3))
@@ -142,7 +143,7 @@ def test_integer_valued_ops_have_no_gradient():
     check_grad(lambda xp, x: x * xp.unravel_index(xp.argmax(x), (5,))[0], a)
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_second_derivatives(data):
     a = data.draw(values((3, 4)))
@@ -170,7 +171,7 @@ def _scatter(shape, key, front=False):
     return fn
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_scatter_add_oracle(data):
     shape = data.draw(small(min_dims=1, max_side=4))

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -59,7 +60,7 @@ def matmul_shapes(draw):
     return sa, sb
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_matmul(data):
     sa, sb = data.draw(matmul_shapes())
@@ -77,7 +78,7 @@ def test_matmul_dtype_and_integer_operand():
     assert g.dtype == np.float32 and g.shape == (2, 3)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_dot_and_inner(data):
     shape_a = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3))
@@ -96,7 +97,7 @@ def test_dot_and_inner(data):
         check_grad(lambda xp, x, y: xp.dot(x, y), a, b)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_vdot_and_outer(data):
     shape_a = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3))
@@ -109,7 +110,7 @@ def test_vdot_and_outer(data):
     check_grad(lambda xp, x, y: xp.linalg.outer(x, y), u, v)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_tensordot(data):
     nd_a, nd_b = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3))
@@ -158,7 +159,7 @@ def einsum_case(draw):
     return subscripts, shapes
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(case=einsum_case(), data=st.data(), optimize=st.sampled_from([False, True, "greedy"]))
 def test_einsum(case, data, optimize):
     subscripts, shapes = case
@@ -174,7 +175,7 @@ def test_einsum_sublist_form():
 
 # ---------------------------------------------------------------- trace, diagonal, transposes
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), offset=st.integers(-3, 3))
 def test_trace_and_diagonal(data, offset):
     shape = data.draw(hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=3))
@@ -189,7 +190,7 @@ def test_trace_and_diagonal(data, offset):
     check_grad(lambda xp, x: xp.linalg.diagonal(x, offset=offset), a)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_matrix_transpose(data):
     a = rand(data, *data.draw(hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=3)))
@@ -198,7 +199,7 @@ def test_matrix_transpose(data):
     check_grad(lambda xp, x: x.mT @ x, a)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_vecdot(data):
     sa, sb = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, min_side=1,
@@ -214,7 +215,7 @@ def test_vecdot(data):
         check_grad(lambda xp, x, y: xp.vecdot(x, y, axis=ka - len(sa)), a, b)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_matvec_and_vecmat(data):
     ba, bb = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1,
@@ -224,7 +225,7 @@ def test_matvec_and_vecmat(data):
     check_grad(lambda xp, x, y: xp.vecmat(x, y), rand(data, *ba, n), rand(data, *bb, n, m))
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_kron(data):
     sa = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3))
@@ -232,7 +233,7 @@ def test_kron(data):
     check_grad(lambda xp, x, y: xp.kron(x, y), rand(data, *sa), rand(data, *sb))
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_cross(data):
     na, nb = data.draw(st.sampled_from([(3, 3), (3, 3), (2, 3), (3, 2), (2, 2)]))
@@ -252,7 +253,7 @@ def test_cross(data):
 
 # ---------------------------------------------------------------- numpy.linalg
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), n=st.integers(1, 3))
 def test_inv_det_slogdet(data, n):
     a = well_conditioned(data, n, batch(data))
@@ -262,7 +263,7 @@ def test_inv_det_slogdet(data, n):
     check_grad(lambda xp, x: xp.linalg.slogdet(x)[0] * xp.linalg.slogdet(x)[1], -a)  # the sign: constant
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), n=st.integers(1, 3), vector=st.booleans())
 def test_solve(data, n, vector):
     ba, bb = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1,
@@ -272,7 +273,7 @@ def test_solve(data, n, vector):
     check_grad(lambda xp, x, y: xp.linalg.solve(x, y), a, b)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), n=st.integers(1, 4), upper=st.booleans())
 def test_cholesky(data, n, upper):
     x = rand(data, *batch(data, 1), n, n)
@@ -280,7 +281,7 @@ def test_cholesky(data, n, upper):
     check_grad(lambda xp, a: xp.linalg.cholesky(0.1 * sym(xp, a) + n * xp.eye(n)), x)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), n=st.integers(1, 4), uplo=st.sampled_from(["L", "U"]))
 def test_eigh(data, n, uplo):
     x = 0.3 * rand(data, *batch(data, 1), n, n)
@@ -296,7 +297,7 @@ def test_eigh(data, n, uplo):
     check_grad(lambda xp, a: (lambda w, v: (v * w[..., None, :]) @ v.mT)(*xp.linalg.eigh(spectrum(xp, a))), x)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), m=st.integers(1, 4), n=st.integers(1, 4))
 def test_svd(data, m, n):
     x = 0.3 * rand(data, *batch(data, 1), m, n)
@@ -313,7 +314,7 @@ def test_svd(data, m, n):
         check_grad(lambda xp, a: xp.linalg.svd(sym(xp, a) + d, hermitian=True).U ** 2, x)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data(), m=st.integers(1, 4), n=st.integers(1, 4))
 def test_pinv(data, m, n):
     x = 0.3 * rand(data, *batch(data, 1), m, n)
@@ -323,7 +324,7 @@ def test_pinv(data, m, n):
         check_grad(lambda xp, a: xp.linalg.pinv(sym(xp, a) + d, hermitian=True), x)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data(), n=st.integers(1, 3), extra=st.integers(0, 2))
 def test_qr(data, n, extra):
     m = n + extra
@@ -335,14 +336,14 @@ def test_qr(data, n, extra):
         check_grad(lambda xp, a: xp.linalg.qr(a, mode="complete").Q, x)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), n=st.integers(1, 3), power=st.integers(-3, 4))
 def test_matrix_power(data, n, power):
     a = well_conditioned(data, n, batch(data, 1)) / 2  # near the identity: powers stay tame
     check_grad(lambda xp, x: xp.linalg.matrix_power(x, power), a)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data(), count=st.integers(2, 5), first=st.booleans(), last=st.booleans())
 def test_multi_dot(data, count, first, last):
     dims = [data.draw(st.integers(1, 3)) for _ in range(count + 1)]
@@ -370,7 +371,7 @@ VECTOR_ORDS = [None, 2, 1, np.inf, -np.inf, 3, 0.5, -1.5, 0]
 MATRIX_ORDS = [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data(), ord=st.sampled_from(VECTOR_ORDS), keepdims=st.booleans())
 def test_vector_norms(data, ord, keepdims):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
@@ -387,7 +388,7 @@ def test_vector_norms(data, ord, keepdims):
         check_grad(lambda xp, a: xp.linalg.norm(a, ord), x)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data(), ord=st.sampled_from(MATRIX_ORDS), keepdims=st.booleans())
 def test_matrix_norms(data, ord, keepdims):
     shape = data.draw(hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=3))
@@ -412,7 +413,7 @@ def test_inf_norm_splits_ties_equally():
     np.testing.assert_allclose(g, [0.0, -0.5, 0.5, 0.0])
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data(), p=st.sampled_from([None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"]), n=st.integers(2, 3))
 def test_cond(data, p, n):
     x = 0.3 * rand(data, *batch(data, 1), n, n) + spread(n, n)

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -18,7 +19,7 @@ def values(shape):
     return arrays(np.float64, shape, -2, 2)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_reshape(data):
     a = data.draw(values(small()))
@@ -31,7 +32,7 @@ def test_reshape(data):
     check_grad(lambda xp, x: xp.squeeze(xp.expand_dims(x, 0), 0), a)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_transpose(data):
     a = data.draw(values(small(max_dims=4)))
@@ -42,7 +43,7 @@ def test_transpose(data):
         check_grad(lambda xp, x: xp.moveaxis(xp.swapaxes(x, 0, -1), 0, -2), a)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_broadcast_to(data):
     target = data.draw(small(max_side=3))
@@ -55,7 +56,7 @@ def test_broadcast_to(data):
     check_grad(lambda xp, x, y: xp.broadcast_arrays(x, y)[0] * y, a, b)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_flip_and_rotations(data):
     a = data.draw(values(small(min_dims=1)))
@@ -67,7 +68,7 @@ def test_flip_and_rotations(data):
         check_grad(lambda xp, x: xp.rot90(x, k), a)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_slice_axis(data):
     """split/array_split/roll/diff/unstack are slice_axis (with concatenate)."""
@@ -86,7 +87,7 @@ def test_slice_axis(data):
         check_grad(lambda xp, x: xp.unstack(x, axis=axis)[-1], a)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_concatenate(data):
     shape = data.draw(small(min_dims=1))
@@ -140,7 +141,7 @@ def test_concatenate_casts_and_skips_integers():
     np.testing.assert_array_equal(np.asarray(gb), [4.0])
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_repeat_and_tile(data):
     a = data.draw(values(small(min_dims=1)))
@@ -152,7 +153,7 @@ def test_repeat_and_tile(data):
     check_grad(lambda xp, x: xp.tile(x, reps), a)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_pad(data):
     a = data.draw(values(small(min_dims=1)))
@@ -160,7 +161,7 @@ def test_pad(data):
     check_grad(lambda xp, x: xp.pad(x, widths, constant_values=1.5), a)
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_second_derivatives(data):
     a = data.draw(values(small(min_dims=2, max_dims=2, min_side=2, max_side=3)))

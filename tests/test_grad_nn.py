@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.nn as nn
@@ -68,7 +69,7 @@ def _fits(x_shape, w_shape, kw):
             x_shape[3] + pl + pr - dw * (w_shape[3] - 1) - 1 >= 0)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(geo=conv_geometry(), seed=seeds, bias=st.booleans())
 def test_conv2d(geo, seed, bias):
     xs, ws, o, kw = geo
@@ -81,7 +82,7 @@ def test_conv2d(geo, seed, bias):
         check_grad(by(lambda x, w: ref_conv2d(x, w, **kw), lambda x, w: nn.conv2d(x, w, **kw)), x, w)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(geo=conv_geometry(transpose=True), seed=seeds)
 def test_conv_transpose2d(geo, seed):
     xs, ws, o, kw = geo
@@ -104,7 +105,7 @@ def test_conv2d_second_derivatives():
                 rand(2, 1, 2, 3, 3), rand(3, 2, 2, 3, 2))
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(geo=conv_geometry(), seed=seeds)
 def test_conv2d_second_derivatives_random(geo, seed):
     xs, ws, _, kw = geo
@@ -132,7 +133,7 @@ def pool_geometry(draw, dilation=True):
     return (draw(st.integers(1, 2)), 2, draw(st.integers(2, 5)), draw(st.integers(2, 5))), kwargs
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(geo=pool_geometry(), seed=seeds)
 def test_max_pool2d(geo, seed):
     shape, kw = geo
@@ -151,7 +152,7 @@ def test_max_pool2d_ties_go_to_the_first():
     np.testing.assert_array_equal(g, [[[[1.0, 0.0], [0.0, 0.0]]]])
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(geo=pool_geometry(dilation=False), seed=seeds, count_include_pad=st.booleans())
 def test_avg_pool2d(geo, seed, count_include_pad):
     shape, kw = geo
@@ -218,7 +219,7 @@ def _softmax(x, axis, log=False):
     return s - np.log(e.sum(axis=axis, keepdims=True)) if log else e / e.sum(axis=axis, keepdims=True)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(seed=seeds, shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), log=st.booleans(), data=st.data())
 def test_softmax(seed, shape, log, data):
     axis = data.draw(st.integers(-len(shape), len(shape) - 1))
@@ -235,7 +236,7 @@ def test_softmax_second_derivatives():
 
 # ---------------------------------------------------------------- losses, layers
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(seed=seeds, n=st.integers(1, 3), c=st.integers(2, 4), reduction=st.sampled_from(["mean", "sum", "none"]),
        probs=st.booleans())
 def test_cross_entropy(seed, n, c, reduction, probs):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -71,7 +72,7 @@ def slice_size(shape, axes):
 # ---------------------------------------------------------------- sum, mean, prod
 
 @pytest.mark.parametrize("name", ["sum", "mean", "prod", "nansum", "nanmean", "nanprod"])
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_sum_mean_prod(name, data):
     x, rng = data.draw(case())
@@ -98,7 +99,7 @@ def test_sum_mean_prod(name, data):
 # ---------------------------------------------------------------- var, std
 
 @pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_var_std(name, data):
     x, rng = data.draw(case(min_dims=1, min_side=2))
@@ -116,7 +117,7 @@ def test_var_std(name, data):
 # ---------------------------------------------------------------- max, min, ptp
 
 @pytest.mark.parametrize("name", ["max", "min", "amax", "amin", "nanmax", "nanmin"])
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_max_min(name, data):
     x, rng = data.draw(case())
@@ -132,7 +133,7 @@ def test_max_min(name, data):
     check_grad(lambda xp, a: getattr(xp, name)(a, **kw), x)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_ptp(data):
     x, _ = data.draw(case())
@@ -176,7 +177,7 @@ def test_max_initial_wins_and_all_nan():
 
 # ---------------------------------------------------------------- average
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_average(data):
     x, rng = data.draw(case())
@@ -210,7 +211,7 @@ def test_average_weights_axis_order(axis):
 # ---------------------------------------------------------------- scans
 
 @pytest.mark.parametrize("name", ["cumsum", "cumprod", "nancumsum", "nancumprod"])
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_scans(name, data):
     x, rng = data.draw(case())
@@ -223,7 +224,7 @@ def test_scans(name, data):
 
 
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_cumulative(name, data):
     x, rng = data.draw(case())
@@ -325,7 +326,7 @@ def _rules(*ops):
                               reason=f"needs the gradient rules of {ops} (other families)")
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 @pytest.mark.parametrize("name", ["var", "std", "nanvar", "mean"])
 def test_second_order_var_std_mean(name, data):
@@ -339,7 +340,7 @@ def test_second_order_var_std_mean(name, data):
     check_grad2(lambda xp, a: getattr(xp, name)(a, **kw), x)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_second_order_max_times_input(data):
     """max is piecewise linear: its second derivative lives in the product."""
@@ -348,7 +349,7 @@ def test_second_order_max_times_input(data):
     check_grad2(lambda xp, a: xp.max(a * a * a, axis=axis) * xp.sum(a), x)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_second_order_average_weights(data):
     x, rng = data.draw(case(min_dims=1))
@@ -358,7 +359,7 @@ def test_second_order_average_weights(data):
 
 
 @_rules("flip", "slice", "reshape", "transpose")
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 @pytest.mark.parametrize("name", ["prod", "cumprod"])
 def test_second_order_products(name, data):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -32,7 +33,7 @@ def axes_of(draw, ndim):
                           st.lists(st.integers(0, ndim - 1), min_size=1, unique=True).map(tuple)))
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_sort(data):
     a = data.draw(distinct(data.draw(small(min_dims=0))))
@@ -44,7 +45,7 @@ def test_sort(data):
                else np.flip(np.sort(x, axis=axis), axis=0 if axis is None else axis), a)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_partition(data):
     a = data.draw(distinct(data.draw(small())))
@@ -87,7 +88,7 @@ def smooth_in_q(fn, a, q, h=1e-4):
                 and np.allclose((hi - lo) / (2 * h), (near_hi - near_lo) / 2e-7, rtol=1e-3, atol=1e-6))
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_quantile_and_percentile(data):
     a = data.draw(distinct(data.draw(small(max_side=4))))
@@ -106,7 +107,7 @@ def test_quantile_and_percentile(data):
     check_grad(fn, a, q)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_median(data):
     a = data.draw(distinct(data.draw(small(min_dims=0))))
@@ -115,7 +116,7 @@ def test_median(data):
     check_grad(lambda xp, x: xp.median(x, axis=axis, keepdims=keepdims), a)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_nan_versions(data):
     """NaNs are left out of each lane (a lane keeps at least one number here)."""
@@ -152,7 +153,7 @@ def test_all_nan_lane_gets_no_gradient():
     np.testing.assert_array_equal(g, [[0.0, 0.0], [0.5, 0.5]])
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_weighted_quantiles(data):
     """Weighted (inverted_cdf) quantiles: the element picked gets the cotangent; weights get none."""
@@ -176,7 +177,7 @@ def test_weighted_quantiles(data):
     assert not np.asarray(fgraph.grad(fnp.sum(fn(fnp, x, q, wl)), wl)).any()
 
 
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(data=st.data())
 def test_second_derivatives(data):
     a = data.draw(distinct((3, 4)))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -206,7 +207,7 @@ def _variants():
     }, a, b
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from(sorted(_variants()[0])), min_size=1, max_size=12))
 def test_near_identical_steps_never_share_a_program(names):
     fns, a, b = _variants()
@@ -401,7 +402,7 @@ def test_the_scalars_rules_look_for_stay_built_in(scalar):
         np.testing.assert_array_equal(np.asarray(x), want)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(shape=st.lists(st.integers(1, 5), min_size=2, max_size=4), lead=st.integers(2, 4),
        seed=st.integers(0, 2 ** 32 - 1), frac=st.sampled_from([0.0, 0.3, 1.0]))
 def test_masks_of_several_axes_read_and_write_as_numpy(shape, lead, seed, frac):

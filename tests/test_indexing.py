@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -123,7 +124,7 @@ def test_basic_indexing(a, data):
     check(lambda xp, x: x[key], a)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(a=array_of(max_dims=3), data=st.data())
 def test_basic_indexing_invalid_keys_raise_like_numpy(a, data):
     key = data.draw(basic_keys(a.shape, invalid=True))
@@ -136,7 +137,7 @@ def test_advanced_indexing(a, data):
     check(index_with(entries), a, *lazy)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(a=array_of(shape=(3, 4, 5)), data=st.data())
 def test_advanced_indexing_out_of_range_and_mismatch(a, data):
     """Index values drawn beyond the axis, shapes that may not broadcast: NumPy's verdict is the oracle."""

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -48,7 +49,7 @@ def matmul_shapes(draw):
     return sa, sb
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(data=st.data())
 def test_matmul_and_operator(data):
     sa, sb = data.draw(matmul_shapes())
@@ -57,7 +58,7 @@ def test_matmul_and_operator(data):
     check(lambda xp, x, y: x @ y, a, b)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_matmul_dtype_argument(data):
     sa, sb = data.draw(matmul_shapes())
@@ -82,7 +83,7 @@ def dot_shapes(draw):
     return sa, tuple(sb)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_dot(data):
     sa, sb = data.draw(dot_shapes())
@@ -101,7 +102,7 @@ def test_products_with_python_scalars(fn, scalar, dt):
     check(lambda xp, x: getattr(xp, fn)(scalar, x), a)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_vdot(data):
     sa = data.draw(shape(0, 3))
@@ -118,7 +119,7 @@ def test_vdot_conjugates_first():
     check(lambda xp, x, y: xp.vecmat(x, y), a, np.outer(b, b))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_inner(data):
     sa, sb = data.draw(shape(0, 3)), list(data.draw(shape(0, 3)))
@@ -128,7 +129,7 @@ def test_inner(data):
     check(lambda xp, x, y: xp.inner(x, y), a, b)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_outer_and_kron(data):
     a = draw_array(data, ANY, data.draw(shape(0, 3)))
@@ -157,7 +158,7 @@ def tensordot_problem(draw):
     return sa, sb, (axes_a, axes_b)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_tensordot(data):
     sa, sb, axes = data.draw(tensordot_problem())
@@ -179,7 +180,7 @@ def _through(xp, r):
     return xp.logical_not(r) if r.dtype == np.bool_ else xp.negative(r)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_products_as_intermediate_nodes(data):
     sa, sb = data.draw(matmul_shapes())
@@ -236,7 +237,7 @@ def einsum_problem(draw):
     return subscripts, shapes
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(data=st.data())
 def test_einsum(data):
     subscripts, shapes = data.draw(einsum_problem())
@@ -246,7 +247,7 @@ def test_einsum(data):
     check(lambda xp, *xs: xp.einsum(subscripts, *xs, optimize=optimize), *ops)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_einsum_mixed_dtypes_and_dtype_argument(data):
     a = draw_array(data, DTYPES, (2, 3))
@@ -295,7 +296,7 @@ def two_axes(draw, ndim):
     return (i - ndim if draw(st.booleans()) else i), (j - ndim if draw(st.booleans()) else j)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_trace_and_diagonal(data):
     a = draw_array(data, ANY, data.draw(shape(2, 4)))
@@ -319,7 +320,7 @@ def test_trace_diagonal_mistakes(args):
     check(lambda xp, x: xp.diagonal(x), np.ones(3))
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_matrix_transpose(data):
     a = draw_array(data, ANY, data.draw(shape(0, 4)))
@@ -331,7 +332,7 @@ def test_matrix_transpose(data):
 
 # ---------------------------------------------------------------- vecdot, matvec, vecmat, cross
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_vecdot(data):
     n = data.draw(side())
@@ -347,7 +348,7 @@ def test_vecdot(data):
     check(lambda xp, x, y: xp.vecdot(x, y), a, b)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_matvec_vecmat(data):
     m, n = data.draw(side()), data.draw(side())
@@ -360,7 +361,7 @@ def test_matvec_vecmat(data):
     check(lambda xp, v, x: xp.vecmat(v, xp.matrix_transpose(x)), vec, mat)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_cross(data):
     ba, bb = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, max_side=3)
@@ -406,7 +407,7 @@ def matrices(draw, dts=ANY, min_dims=2):
     return draw(arrays(dt, s, -5, 5))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(a=spd_matrices())
 def test_square_matrix_functions(a):
     check(lambda xp, x: xp.linalg.det(x), a)
@@ -420,13 +421,13 @@ def test_square_matrix_functions(a):
     check(lambda xp, x: xp.linalg.eigvalsh(x, "u"), a)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(a=matrices(), n=st.integers(-3, 5))
 def test_matrix_power(a, n):
     check(lambda xp, x: xp.linalg.matrix_power(x, n), a)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(a=spd_matrices(), data=st.data())
 def test_solve(a, data):
     n = a.shape[-1]
@@ -444,7 +445,7 @@ def test_solve(a, data):
     check(lambda xp, x, y: xp.linalg.solve(x, y), a, b)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(a=matrices())
 def test_decompositions(a):
     for mode in ("reduced", "complete", "r", "raw"):
@@ -460,7 +461,7 @@ def test_decompositions(a):
     check(lambda xp, x: xp.linalg.cond(x), a)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(a=spd_matrices(), p=st.sampled_from([None, 1, -1, 2, -2, np.inf, -np.inf, "fro", "nuc"]))
 def test_hermitian_and_cond(a, p):
     check(lambda xp, x: xp.linalg.svd(x, hermitian=True), a)
@@ -470,7 +471,7 @@ def test_hermitian_and_cond(a, p):
     check(lambda xp, x: xp.linalg.cond(x, p), a)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(a=matrices(min_dims=0), tol=st.sampled_from([None, 0.5, 3.0]), rtol=st.sampled_from([None, 0.1]))
 def test_matrix_rank(a, tol, rtol):
     check(lambda xp, x: xp.linalg.matrix_rank(x), a)
@@ -480,7 +481,7 @@ def test_matrix_rank(a, tol, rtol):
 VECTOR_ORDS = [None, 0, 1, -1, 2, -2, 3.5, np.inf, -np.inf, "fro", "nuc"]
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(a=matrices(min_dims=0), data=st.data())
 def test_norm(a, data):
     ordv = data.draw(st.sampled_from(VECTOR_ORDS))
@@ -496,7 +497,7 @@ def test_norm(a, data):
         check(lambda xp, x: xp.linalg.matrix_norm(x, ord=ordv if ordv is not None else "fro", keepdims=keep), a)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(a=matrices(min_dims=0), data=st.data())
 def test_vector_norm(a, data):
     ordv = data.draw(st.sampled_from([2, 0, 1, -1, 3.5, np.inf, -np.inf]))
@@ -519,7 +520,7 @@ def test_norm_mistakes():
     check(lambda xp, x: xp.linalg.vector_norm(x, axis=(0, 0)), a)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_multi_dot(data):
     count = data.draw(st.integers(2, 5))
@@ -605,7 +606,7 @@ def test_tolerance_arrays_are_refused():
         fnp.linalg.lstsq(t, t, rcond=np.array([0.1]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data(), st.sampled_from(["float32", "float64", "complex128", "int64"]))
 def test_lstsq(data, dtype):
     m, n = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))

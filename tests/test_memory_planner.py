@@ -7,6 +7,7 @@ import importlib.util
 
 import pytest
 from hypothesis import assume, given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -307,7 +308,7 @@ PLANNERS = {"greedy_by_size": greedy_by_size, "greedy_by_size_best_fit": lambda 
             "interference": interference, "sweep": sweep, "sweep_keepers_on_top": lambda b, a, i: sweep(b, a, i, True)}
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(with_pairs(), st.sampled_from([1, 8, 64]))
 def test_every_planner_is_valid_on_random_buffer_sets(case, alignment):
     bufs, pairs = case
@@ -422,7 +423,7 @@ def test_checker_inplace_exemption_is_narrow():
         check_plan([a, b, d], Plan({1: 0, 2: 0, 3: 0}, 128, "hand"), [(2, 1), (3, 1)])
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(with_pairs(), st.data())
 def test_checker_agrees_with_brute_force_on_mutated_plans(case, data):
     bufs, pairs = case

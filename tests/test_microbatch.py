@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -81,7 +82,7 @@ def _run_steps(xp, x, steps, rng):
     return pool
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rowwise_programs(), st.booleans())
 def test_random_rowwise_programs(prog, optimise):
     """Random row-wise programs: micro-batched results equal the plain compile's

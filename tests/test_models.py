@@ -129,7 +129,7 @@ def test_train_digits_example_loss_falls():
     losses = result["losses"]
     assert len(losses) == 4 and all(np.isfinite(losses))
     assert losses[-1] < 0.7 * losses[0]
-    assert 0.0 <= result["accuracy"] <= 1.0
+    assert result["accuracy"] > 0.5  # ten classes: chance is 0.1; these 36 steps reach ~0.86
 
 
 # ---------------------------------------------------------------- the benchmark's eager baseline

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -383,7 +384,7 @@ def test_pad_constant(data):
 
 
 @pytest.mark.parametrize("mode", ["edge", "wrap", "reflect", "symmetric"])
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_pad_copy_modes(mode, data):
     """Modes that copy elements, widths beyond the axis included (NumPy then

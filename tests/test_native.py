@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -213,7 +214,7 @@ def precompiled():
 
 @needs_cc
 @pytest.mark.parametrize("op", ONE_OPS)
-@settings(max_examples=12, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=examples(12), suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_one_op(op, data):
     dt = data.draw(st.sampled_from(NATIVE_DTYPES[op]), label="dtype")
@@ -238,7 +239,7 @@ def test_one_op(op, data):
 
 @needs_cc
 @pytest.mark.parametrize("op", SCALAR_OPS)
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_python_scalars_are_weak(op, data):
     """A literal is a Python scalar at run time: NumPy casts it to the loop's dtype."""
@@ -322,7 +323,7 @@ def programs(draw, dtypes=DTYPES, shape=(23,)):
 
 
 @needs_cc
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(prog=programs())
 def test_random_expressions(prog):
     ins, expr, want = prog
@@ -360,7 +361,7 @@ def layouts(draw):
 
 
 @needs_cc
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(case=layouts())
 def test_layouts_broadcast_strided_0d_empty(case):
     ins, shape = case

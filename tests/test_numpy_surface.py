@@ -444,6 +444,7 @@ def test_dlpack_export_as_the_standard_asks():
 
     same(np.from_dlpack(PreVersioned()), np.arange(6.0).reshape(2, 3) * 2)
     same(np.from_dlpack(x), np.arange(6.0).reshape(2, 3) * 2)
-    assert x.__dlpack__(stream=None, max_version=(1, 0), dl_device=x.__dlpack_device__(), copy=None) is not None
+    capsule = x.__dlpack__(stream=None, max_version=(1, 0), dl_device=x.__dlpack_device__(), copy=None)
+    assert type(capsule).__name__ == "PyCapsule"
     with pytest.raises(BufferError):
         x.__dlpack__(copy=False)  # a pre-1.0 export of a read-only value needs a copy

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 onnx = pytest.importorskip("onnx", reason="fgraph.onnx needs the onnx package (the 'onnx' extra)")
 
@@ -131,7 +132,7 @@ UNARY = {  # op: (low, high) of the inputs
 
 
 @pytest.mark.parametrize("op_type", sorted(UNARY))
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(data=st.data())
 def test_unary(op_type, data):
     shape = data.draw(small_shapes())
@@ -141,7 +142,7 @@ def test_unary(op_type, data):
     check(op_type, [x], opset=data.draw(st.sampled_from([15, 17, 18])))
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_round_and_integer_relu(data):
     shape = data.draw(small_shapes())
@@ -150,7 +151,7 @@ def test_round_and_integer_relu(data):
     check("Relu", [rand(data, shape, np.int32, -5, 5)], opset=14)
 
 
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(data=st.data())
 def test_predicates(data):
     x = rand(data, data.draw(small_shapes()), F32)
@@ -172,7 +173,7 @@ ACTIVATIONS = {  # op: attributes drawn at random (name: (low, high))
 
 
 @pytest.mark.parametrize("op_type", sorted(ACTIVATIONS))
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(data=st.data())
 def test_activations(op_type, data):
     x = rand(data, data.draw(small_shapes()), F32, -6, 6)
@@ -182,7 +183,7 @@ def test_activations(op_type, data):
     check(op_type, [x], attrs, opset=18, rtol=1e-5, atol=1e-6)
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_gelu(data):
     x = rand(data, data.draw(small_shapes()), F32, -6, 6)
@@ -194,7 +195,7 @@ BINARY = ["Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "LessOr
 
 
 @pytest.mark.parametrize("op_type", BINARY)
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_binary_broadcast(op_type, data):
     sh = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=4))
@@ -209,7 +210,7 @@ def test_binary_broadcast(op_type, data):
     check(op_type, [a, b], opset=data.draw(st.sampled_from([13, 15, 18])))
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_pow_mixed_types_and_mod(data):
     shape = data.draw(small_shapes(max_dims=3))
@@ -223,7 +224,7 @@ def test_pow_mixed_types_and_mod(data):
 
 
 @pytest.mark.parametrize("op_type", ["And", "Or", "Xor", "BitwiseAnd", "BitwiseOr", "BitwiseXor"])
-@settings(max_examples=5)
+@settings(max_examples=examples(5))
 @given(data=st.data())
 def test_logical_and_bitwise(op_type, data):
     sh = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=4))
@@ -233,7 +234,7 @@ def test_logical_and_bitwise(op_type, data):
 
 
 @pytest.mark.parametrize("op_type", ["Sum", "Max", "Min", "Mean"])
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_variadic(op_type, data):
     k = data.draw(st.integers(1, 4))
@@ -241,7 +242,7 @@ def test_variadic(op_type, data):
     check(op_type, [rand(data, s, F32) for s in sh.input_shapes], opset=13)
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_where_and_prelu(data):
     sh = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=4))
@@ -252,7 +253,7 @@ def test_where_and_prelu(data):
     check("PRelu", [x, C(slope)])
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_clip(data):
     x = rand(data, data.draw(small_shapes()), F32, -5, 5)
@@ -270,7 +271,7 @@ def test_clip(data):
 # ---------------------------------------------------------------- softmax family
 
 @pytest.mark.parametrize("op_type", ["Softmax", "LogSoftmax", "Hardmax"])
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_softmax_both_semantics(op_type, data):
     shape = data.draw(small_shapes(min_dims=1))
@@ -286,7 +287,7 @@ def test_softmax_both_semantics(op_type, data):
 
 # ---------------------------------------------------------------- matrix products
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_matmul(data):
     sh = data.draw(hnp.mutually_broadcastable_shapes(signature="(m?,n),(n,p?)->(m?,p?)",
@@ -295,7 +296,7 @@ def test_matmul(data):
     check("MatMul", [a, b], rtol=1e-5, atol=1e-5)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_gemm(data):
     m, k, n = (data.draw(st.integers(1, 5)) for _ in range(3))
@@ -327,7 +328,7 @@ REDUCE = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Re
 
 
 @pytest.mark.parametrize("op_type", REDUCE)
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_reductions_attr_and_input_axes(op_type, data):
     shape = data.draw(small_shapes(min_dims=1))
@@ -348,7 +349,7 @@ def test_reduce_mean_integer_keeps_its_type():
 
 
 @pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_argmax(op_type, data):
     shape = data.draw(small_shapes(min_dims=1))
@@ -358,7 +359,7 @@ def test_argmax(op_type, data):
                          "select_last_index": data.draw(st.integers(0, 1))}, opset=13)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_cumsum(data):
     shape = data.draw(small_shapes(min_dims=1))
@@ -398,7 +399,7 @@ CAST_TO = [TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT32, TensorProto
            TensorProto.FLOAT16, TensorProto.UINT8]
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_cast(data):
     shape = data.draw(small_shapes())
@@ -412,7 +413,7 @@ def test_cast(data):
     check("CastLike", [x, C(np.zeros(1, helper.tensor_dtype_to_np_dtype(to)))], opset=15)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_reshape_flatten(data):
     shape = data.draw(small_shapes(max_side=3))
@@ -434,7 +435,7 @@ def test_reshape_allowzero():
     check("Reshape", [x, C(np.array([0, 3], np.int64))], {"allowzero": 0}, opset=14)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_squeeze_unsqueeze(data):
     shape = data.draw(small_shapes(max_side=3))
@@ -454,7 +455,7 @@ def test_squeeze_unsqueeze(data):
     check("Unsqueeze", [x, C(np.asarray(ax, np.int64))], opset=13)
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(data=st.data())
 def test_transpose_concat_split(data):
     shape = data.draw(small_shapes(min_dims=1, max_side=4))
@@ -482,7 +483,7 @@ def test_split_equal_by_outputs():
     check("Split", [x], {"axis": 1}, opset=13, n_out=3)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_slice(data):
     shape = data.draw(small_shapes(min_dims=1, max_side=5))
@@ -506,7 +507,7 @@ def test_slice(data):
         check("Slice", [x], {"starts": clip(starts), "ends": clip(ends), "axes": pos_axes}, opset=9)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_gather(data):
     shape = data.draw(small_shapes(min_dims=1, max_side=4))
@@ -523,7 +524,7 @@ def test_gather(data):
     check("GatherElements", [x, C(idx2)], {"axis": axis}, opset=13)
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(data=st.data())
 def test_expand_tile_range(data):
     sh = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3))
@@ -537,7 +538,7 @@ def test_expand_tile_range(data):
     check("Range", [C(np.asarray(start, dt)), C(np.asarray(limit, dt)), C(np.asarray(delta, dt))], opset=11)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_pad(data):
     shape = data.draw(small_shapes(min_dims=1, max_dims=3, min_side=2, max_side=4))
@@ -558,7 +559,7 @@ def test_pad(data):
     check("Pad", [x, C(np.asarray(p2, np.int64)), None, C(np.asarray(axes, np.int64))], {"mode": mode}, opset=19)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_trilu_depth_space(data):
     shape = data.draw(small_shapes(min_dims=2, max_dims=3))
@@ -614,14 +615,14 @@ def conv_case(draw, nd=None, transpose=False):
     return x, w, b, attrs
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(case=conv_case())
 def test_conv(case):
     x, w, b, attrs = case
     check("Conv", [x, C(w)] + ([] if b is None else [C(b)]), attrs, opset=11, atol=1e-5, rtol=1e-4)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(case=conv_case(nd=2, transpose=True), data=st.data())
 def test_conv_transpose(case, data):
     x, w, b, attrs = case
@@ -680,7 +681,7 @@ def pool_oracle(x, attrs):
     return None
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(case=pool_case(), data=st.data())
 def test_max_pool(case, data):
     x, attrs = case
@@ -692,7 +693,7 @@ def test_max_pool(case, data):
     check("MaxPool", [x], attrs, opset=12, oracle=pool_oracle(x, attrs))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(case=pool_case(), data=st.data())
 def test_average_pool(case, data):
     x, attrs = case
@@ -701,7 +702,7 @@ def test_average_pool(case, data):
     check("AveragePool", [x], attrs, opset=11, oracle=pool_oracle(x, attrs))
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_global_pools(data):
     shape = data.draw(small_shapes(min_dims=3, max_dims=4, max_side=5))
@@ -713,7 +714,7 @@ def test_global_pools(data):
 
 # ---------------------------------------------------------------- normalisation
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_batch_normalization(data):
     shape = data.draw(small_shapes(min_dims=2, max_dims=4))
@@ -728,7 +729,7 @@ def test_batch_normalization(data):
     check("BatchNormalization", ins, {"epsilon": eps, "momentum": 0.9}, opset=9, convert=15, atol=1e-5, rtol=1e-5)
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_instance_normalization(data):
     shape = data.draw(small_shapes(min_dims=3, max_dims=4, min_side=2))
@@ -738,7 +739,7 @@ def test_instance_normalization(data):
           {"epsilon": 1e-3}, atol=1e-5, rtol=1e-4)
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(data=st.data())
 def test_layer_normalization(data):
     shape = data.draw(small_shapes(min_dims=1, max_dims=4, min_side=2))
@@ -753,7 +754,7 @@ def test_layer_normalization(data):
           atol=1e-5, rtol=1e-4)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_lrn(data):
     shape = data.draw(small_shapes(min_dims=4, max_dims=4, max_side=6))
@@ -776,7 +777,7 @@ def lrn_oracle(m, feeds):
     return [(x / (a["bias"] + a["alpha"] / size * sq) ** a["beta"]).astype(F32)]
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_upsample_resize_nearest(data):
     shape = data.draw(small_shapes(min_dims=4, max_dims=4, max_side=3))
@@ -907,7 +908,7 @@ def test_light_models_reproduce_their_outputs(name):
     path = light(name)
     g = fgraph.onnx.load(path)
     exe = fgraph.compile(fgraph.optimise(g))  # memory planned
-    assert exe.memory is not None
+    assert exe.memory.lower_bound_inplace_bytes <= exe.memory.arena_bytes <= exe.memory.no_reuse_bytes
     (p,) = g.placeholders
     n = int(np.prod(p.shape))
     x = (np.arange(n).reshape(p.shape) / n).astype(F32)

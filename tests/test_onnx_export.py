@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 onnx = pytest.importorskip("onnx", reason="fgraph.onnx.save needs the onnx package (the 'onnx' extra)")
 ort = pytest.importorskip("onnxruntime", reason="the export tests run the models in onnxruntime (a test-only extra)")
@@ -110,7 +111,7 @@ DOMAINS = {"x": (-3, 3), "p": (0.1, 4), "u": (-0.95, 0.95), "g": (1.05, 4), "s":
 ORT_FLOAT32_ONLY = {"tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "erf", "gelu"}
 
 
-@settings(max_examples=4)
+@settings(max_examples=examples(4))
 @given(shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), dtype=FLOATS, data=st.data())
 def test_unary(shape, dtype, data):
     r = rng_of(data)
@@ -139,7 +140,7 @@ BINARY = {
 }
 
 
-@settings(max_examples=5)
+@settings(max_examples=examples(5))
 @given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=4), dtype=FLOATS,
        data=st.data())
 def test_binary_broadcast(shapes, dtype, data):
@@ -161,7 +162,7 @@ def test_integer_arithmetic_and_promotion(dtype):
         fnp.placeholder(f.shape, F32, name="f")
     outs = {"add": pa + pb, "sub": pa - pb, "mul": pa * pb, "floordiv": pa // pb, "rem": pa % pb,
             "fmod": fnp.fmod(pa, pb), "truediv": pa / pb, "pow": pa ** 2, "abs": abs(pa), "neg": -pa,
-            "max": fnp.maximum(pa, pb), "min": fnp.minimum(pa, pb), "lt": pa < pb, "eq": pa == pb,
+            "maximum": fnp.maximum(pa, pb), "minimum": fnp.minimum(pa, pb), "lt": pa < pb, "eq": pa == pb,
             "floor": fnp.floor(pa), "sign": fnp.sign(pa), "recip": fnp.reciprocal(pb),
             "mixed": pa + pf,  # int + float32 -> float64 (NumPy's promotion)
             "to_f32": pf.astype("int32").astype(F32), "to_bool": pa.astype(bool), "from_bool": (pa > 0).astype(dtype),
@@ -178,7 +179,7 @@ def test_integer_arithmetic_and_promotion(dtype):
 # ---------------------------------------------------------------- reductions
 
 @pytest.mark.parametrize("opset", [13, 18])
-@settings(max_examples=4)
+@settings(max_examples=examples(4))
 @given(shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), dtype=FLOATS, keep=st.booleans(),
        data=st.data())
 def test_reductions(opset, shape, dtype, keep, data):
@@ -204,7 +205,7 @@ def test_reductions(opset, shape, dtype, keep, data):
 
 # ---------------------------------------------------------------- movement and indexing
 
-@settings(max_examples=4)
+@settings(max_examples=examples(4))
 @given(dtype=FLOATS, data=st.data())
 def test_movement(dtype, data):
     r = rng_of(data)
@@ -290,7 +291,7 @@ def conv_case(draw):
     return dict(groups=groups, c=c, o=o, k=k, stride=stride, dilation=dilation, padding=padding, hw=hw)
 
 
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(case=conv_case(), dtype=FLOATS, ceil=st.booleans(), include=st.booleans(), data=st.data())
 def test_conv_and_pools(case, dtype, ceil, include, data):
     r = rng_of(data)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -38,7 +39,7 @@ def test_optimised_random_graphs_equal_unoptimised_and_numpy(prog):
         assert_same(r1, w)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(prog=programs())
 def test_every_pass_is_pure_and_idempotent_when_nothing_changes(prog):
     inputs, steps = prog
@@ -188,7 +189,7 @@ def fused_case(draw):
     return [draw(arrays(dt, s, -3, 3)) if s else np.asarray(draw(arrays(dt, (), -3, 3))) for s in shapes]
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(ins=fused_case())
 def test_fused_strategies_agree_with_numpy_bitwise(ins):
     a, b, c = ins
@@ -234,7 +235,7 @@ MOVEMENT_CASES = [
 
 @pytest.mark.parametrize("rule, expr", MOVEMENT_CASES)
 @given(v=arrays(np.dtype("float64"), (2, 3, 4), -5, 5))
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 def test_movement_rules(rule, expr, v):
     x = fnp.placeholder((2, 3, 4), "float64", name="x")
     g = fgraph.Graph(expr(fnp, x))
@@ -245,7 +246,7 @@ def test_movement_rules(rule, expr, v):
 
 
 @given(v=array_of([np.dtype("int32"), np.dtype("bool"), np.dtype("float64")], shape=(3,), lo=-5, hi=5))
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 def test_sum_of_broadcast_is_exact_for_integers_only(v):
     i = fnp.placeholder((3,), v.dtype, name="i")
     expr = fnp.sum(fnp.broadcast_to(i, (5, 3)))
@@ -285,7 +286,7 @@ def test_a_temporary_read_twice_frees_its_buffer_once():
 
 @pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod", "any", "all"])
 @given(data=st.data())
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 def test_trailing_reductions_fuse_and_stay_identical(reduce, data):
     shape = data.draw(st.sampled_from([(3, 5), (1000, 3), (2, 3, 4, 5), (7, 0), (0, 7), (40, 5000), (3, 70000)]))
     k = data.draw(st.integers(1, len(shape) - 1))

@@ -5,6 +5,7 @@ of rows at a time, so they are tested hard: long ranges, every dtype, NumPy
 scalars, arrays of ends, every axis, denormal steps, normal and tiny chunks."""
 import numpy as np
 from hypothesis import assume, given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -139,7 +140,7 @@ def test_logspace_power_never_in_place():
 
 
 @given(st.data())
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_logspace_arrays(data):
     dts = [np.dtype(d) for d in ("int32", "float32", "float64")]
     a = data.draw(array_of(dtypes=dts, shape=data.draw(shapes(max_dims=2, max_side=3)), lo=-3, hi=3))
@@ -165,7 +166,7 @@ def test_geomspace_scalars(start, stop, num, endpoint, dtype):
 
 
 @given(st.data())
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_geomspace_arrays(data):
     dts = [np.dtype(d) for d in ("int64", "float32", "float64")]
     a = data.draw(array_of(dtypes=dts, shape=data.draw(shapes(max_dims=2, max_side=3)), lo=-50, hi=50))
@@ -194,7 +195,7 @@ def test_meshgrid(arrays, indexing, sparse):
 
 
 @given(st.lists(st.integers(0, 4), max_size=4), st.sampled_from([int, np.int32, np.float64, np.uint8]), st.booleans())
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_indices(dims, dtype, sparse):
     check_all(fnp.indices(dims, dtype=dtype, sparse=sparse))
 

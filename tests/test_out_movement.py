@@ -16,6 +16,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -136,7 +137,7 @@ def concat_args(draw):
 
 # ---------------------------------------------------------------- concatenate
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(args=concat_args(), dtype=st.sampled_from([None] + DTYPES),
        casting=st.sampled_from(["no", "equiv", "safe", "same_kind", "unsafe"]))
 def test_concatenate(args, dtype, casting):
@@ -191,7 +192,7 @@ def repeat_args(draw):
     return a, reps, axis
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(args=repeat_args())
 def test_repeat(args):
     a, reps, axis = args
@@ -248,7 +249,7 @@ def view_case(draw):
                   draw(st.sampled_from([1, 2, -1, -3])))
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(t=view_case())
 def test_view_ops(t):
     """The views' own out-kernels (for a planner that materialises a view)."""
@@ -318,7 +319,7 @@ def view_chain(draw):
     return t
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(t=view_chain())
 def test_view_strides_match_numpy(t):
     """Run ``view_strides`` down the chain from the constant's C strides, as a

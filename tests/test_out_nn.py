@@ -14,6 +14,7 @@ pooled size (max-pool backward).
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.engines.numpy_kernels  # noqa: F401  (attaches the kernels)
@@ -69,7 +70,7 @@ def run_both(t, inplace=False):
 
 # ---------------------------------------------------------------- convolutions
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(case=conv_case(), scratch=st.sampled_from([64, 4 << 20]), batch_below=st.sampled_from([None, 1]))
 def test_conv2d(case, scratch, batch_below):
     x, w, _, kw = case
@@ -81,7 +82,7 @@ def test_conv2d(case, scratch, batch_below):
         run_both(t)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(case=conv_transpose_case(), scratch=st.sampled_from([64, 4 << 20]), batch_below=st.sampled_from([None, 1]))
 def test_conv_transpose2d(case, scratch, batch_below):
     x, w, _, kw = case
@@ -93,7 +94,7 @@ def test_conv_transpose2d(case, scratch, batch_below):
         run_both(t)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(case=conv_case(), scratch=st.sampled_from([64, 4 << 20]), batch_below=st.sampled_from([None, 1]))
 def test_conv2d_backward_weight(case, scratch, batch_below):
     x, w, _, kw = case
@@ -121,7 +122,7 @@ def test_conv_special_paths(k, stride, groups):
 
 # ---------------------------------------------------------------- pooling
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(case=pool_case([np.float32, np.float64, np.int32, np.int64]))
 def test_max_pool2d_and_backward(case):
     x, kw = case
@@ -140,7 +141,7 @@ def test_max_pool2d_and_backward(case):
     run_both(ops.max_pool2d_select(x, yv, rand(6, x.shape, x.dtype), **p))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(case=pool_case(FLOATS, dilation=False), count_include_pad=st.booleans())
 def test_avg_pool2d_and_backward(case, count_include_pad):
     x, kw = case
@@ -154,7 +155,7 @@ def test_avg_pool2d_and_backward(case, count_include_pad):
 
 # ---------------------------------------------------------------- element-wise and random
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(seed=seeds, shape=st.lists(st.integers(0, 5), max_size=3),
        dt=st.sampled_from(FLOATS + [np.dtype(np.float16), np.dtype(np.int32)]))
 def test_erf(seed, shape, dt):
@@ -168,7 +169,7 @@ def test_erf_chunks():
     run_both(nn.erf(2.5))  # a literal
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(key=st.integers(0, 2**63 - 1), shape=st.lists(st.integers(0, 4), max_size=3), dt=st.sampled_from(FLOATS))
 def test_random_uniform(key, shape, dt):
     run_both(nn.random_uniform(key, tuple(shape), dt))

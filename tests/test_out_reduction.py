@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -159,7 +160,7 @@ def _build(fn, *args, **kw):
 
 # ---------------------------------------------------------------- tests
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(op=st.sampled_from(REDUCE), a=data(), d=st.data())
 def test_reduce(op, a, d):
     kw = {"axis": d.draw(reduce_axis(a.ndim)), "keepdims": d.draw(st.booleans())}
@@ -210,7 +211,7 @@ def test_reduce_any_layout(dtype):
             run_both(getattr(fnp, op)(fnp.asarray(a), axis=axis), inplace_check=True)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(op=st.sampled_from(ARG), a=data(), d=st.data())
 def test_arg(op, a, d):
     axis = d.draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1))) if a.ndim else None
@@ -219,7 +220,7 @@ def test_arg(op, a, d):
         run_both(t)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(a=data(), d=st.data())
 def test_count_nonzero(a, d):
     t = _build(fnp.count_nonzero, fnp.asarray(a), axis=d.draw(reduce_axis(a.ndim)), keepdims=d.draw(st.booleans()))
@@ -227,7 +228,7 @@ def test_count_nonzero(a, d):
         run_both(t)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(a=data(nan=False, min_dims=1), d=st.data())
 def test_average(a, d):
     axis = d.draw(reduce_axis(a.ndim))
@@ -248,7 +249,7 @@ def test_average(a, d):
     run_both(t)
 
 
-@settings(max_examples=250)
+@settings(max_examples=examples(250))
 @given(op=st.sampled_from(SCAN), a=data(), d=st.data())
 def test_scan(op, a, d):
     axis = d.draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1))) if a.ndim else None
@@ -258,7 +259,7 @@ def test_scan(op, a, d):
         run_both(t, inplace_check=True)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(op=st.sampled_from(["cumulative_sum", "cumulative_prod"]), a=data(max_dims=3), d=st.data())
 def test_cumulative(op, a, d):
     axis = d.draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1))) if a.ndim else None

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -110,7 +111,7 @@ def test_sort_complex(a):
 
 
 @pytest.mark.parametrize("name", ["median", "nanmedian"])
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_median(name, data):
     a = data.draw(sortable(dtypes=DTYPES, max_dims=3, max_side=4))
@@ -121,7 +122,7 @@ def test_median(name, data):
 
 
 @pytest.mark.parametrize("name", ["percentile", "quantile", "nanpercentile", "nanquantile"])
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_percentile_and_quantile(name, data):
     a = data.draw(sortable(dtypes=DTYPES, max_dims=3, max_side=4))
@@ -137,7 +138,7 @@ def test_percentile_and_quantile(name, data):
         check_out(t)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_weighted_quantile(data):
     a = data.draw(arrays(data.draw(st.sampled_from(FLOAT_DTYPES)), shapes(min_dims=1, max_dims=2, min_side=1,

@@ -15,6 +15,7 @@ import contextlib
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
+from budget import examples
 
 import fgraph.engines.numpy_kernels  # noqa: F401  (attaches the kernels)
 from fgraph.engines.numpy_kernels import nn as kernels
@@ -116,7 +117,7 @@ def same_bits(got, want, nan_payloads=True):
     assert got.tobytes() == want.tobytes(), (got, want)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=pool_case([np.float32, np.float64, np.int32, np.int64, np.uint8]), budget=BUDGETS)
 def test_max_pool2d_bitwise(case, budget):
     x, out_hw, p = case
@@ -129,7 +130,7 @@ def test_max_pool2d_bitwise(case, budget):
     same_bits(x, before)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=pool_case([np.float16, np.float32, np.float64], dilation=False), budget=BUDGETS,
        count_include_pad=st.booleans())
 def test_avg_pool2d_bitwise(case, budget, count_include_pad):
@@ -142,7 +143,7 @@ def test_avg_pool2d_bitwise(case, budget, count_include_pad):
               nan_payloads=False)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=pool_case([np.float16, np.float32, np.float64], dilation=False, stride_one=True),
        budget=st.sampled_from(["one", None]), count_include_pad=st.booleans())
 def test_avg_pool2d_flat_bitwise(case, budget, count_include_pad):

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -99,7 +100,7 @@ def _elements_for(name):
 # ---------------------------------------------------------------- reductions
 
 @pytest.mark.parametrize("name", REDUCE)
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_reduce(name, data):
     lo, hi = _elements_for(name)
@@ -109,7 +110,7 @@ def test_reduce(name, data):
 
 
 @pytest.mark.parametrize("name", [n for n in WITH_DTYPE if n not in SCAN + CUMULATIVE])
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_reduce_dtype(name, data):
     lo, hi = _elements_for(name)
@@ -120,7 +121,7 @@ def test_reduce_dtype(name, data):
 
 
 @pytest.mark.parametrize("name", VAR_LIKE)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_var_ddof_correction(name, data):
     a = data.draw(data_array(nan=name.startswith("nan"), max_dims=3))
@@ -135,7 +136,7 @@ def test_var_ddof_correction(name, data):
 
 
 @pytest.mark.parametrize("name", WITH_WHERE)
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_reduce_where(name, data):
     lo, hi = _elements_for(name)
@@ -152,7 +153,7 @@ def test_reduce_where(name, data):
 
 
 @pytest.mark.parametrize("name", WITH_INITIAL)
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data())
 def test_reduce_initial(name, data):
     a = data.draw(data_array(nan=name.startswith("nan"), lo=-4, hi=4, max_dims=3))
@@ -162,7 +163,7 @@ def test_reduce_initial(name, data):
 
 
 @pytest.mark.parametrize("name", ARG)
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_arg(name, data):
     a = data.draw(data_array(nan=name.startswith("nan"), lo=-5, hi=5))  # small range: ties
@@ -171,7 +172,7 @@ def test_arg(name, data):
 
 
 @pytest.mark.parametrize("name", SCAN)
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def test_scan(name, data):
     lo, hi = _elements_for(name)
@@ -182,7 +183,7 @@ def test_scan(name, data):
 
 
 @pytest.mark.parametrize("name", CUMULATIVE)
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_cumulative(name, data):
     lo, hi = _elements_for(name)
@@ -193,7 +194,7 @@ def test_cumulative(name, data):
     check(lambda xp, x: getattr(xp, name)(x, **kw), a)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_average(data):
     a = data.draw(data_array(max_dims=3))

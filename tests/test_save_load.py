@@ -27,6 +27,7 @@ import zipfile
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -170,7 +171,7 @@ def phs(*arrays):
 
 # ---------------------------------------------------------------- random programs
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs(), optimise=st.booleans())
 def test_random_graphs_round_trip(prog, optimise):
     inputs, steps = prog
@@ -758,7 +759,7 @@ def test_truncated_files_are_refused():
         refused(SAMPLE[:cut])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=2000))
 def test_random_bytes_are_refused(data):
     assert _peak(lambda: refused(data)) < LOAD_PEAK
@@ -775,7 +776,7 @@ def _load_or_refuse(blob):
         refused(blob)  # (checks what kind of error it is)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_flipped_bytes_load_or_are_refused(data):
     b = bytearray(SAMPLE)
@@ -802,7 +803,7 @@ def _paths(doc):
     return out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_json_loads_or_is_refused(data):
     """Any field of a valid file replaced by any JSON value: the file loads

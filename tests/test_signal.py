@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -34,7 +35,7 @@ def array(draw, dtypes=REAL, shape=None, lo=-10, hi=10, **shape_kw):
     return draw(arrays(dt, shape, lo, hi))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(array(REAL + COMPLEX, min_dims=1, max_dims=1, min_side=1, max_side=8),
        array(REAL + COMPLEX, min_dims=1, max_dims=1, min_side=1, max_side=8), st.sampled_from(MODES))
 def test_convolve_correlate(a, v, mode):
@@ -74,7 +75,7 @@ def test_convolve_correlate_refusals(call):
     check(call, np.arange(4.0))  # NumPy raises, so must fgraph (an FgraphError)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(array(REAL + COMPLEX, min_dims=1, max_dims=2, max_side=5), array(REAL + COMPLEX, max_dims=2, max_side=4))
 def test_polyval(p, x):
     tol = {}
@@ -91,7 +92,7 @@ def test_polyval(p, x):
     check(lambda xp, c: xp.polyval(c, 1.5), p, **tol)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(array(REAL + COMPLEX, max_dims=1, max_side=6), array(REAL + COMPLEX, max_dims=1, max_side=6))
 def test_polyadd_polysub(a1, a2):
     check(lambda xp, x, y: xp.polyadd(x, y), a1, a2)
@@ -99,7 +100,7 @@ def test_polyadd_polysub(a1, a2):
     check(lambda xp, x: xp.polysub(x, [1, 2, 3]), a1)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(array(REAL + COMPLEX, min_dims=1, max_dims=1, max_side=6), array(REAL + COMPLEX, max_dims=1, max_side=6))
 def test_polymul(a1, a2):
     # NumPy trims leading zeros (poly1d); a lazy polynomial keeps them, so start each with a nonzero
@@ -115,7 +116,7 @@ def test_polymul_leading_zeros():
     np.testing.assert_array_equal(lazy, np.concatenate([[0.0, 0.0], np.polymul(a, b)]))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(array(REAL + COMPLEX, max_dims=2, max_side=6), st.integers(0, 4),
        st.sampled_from([None, 2, 1.5, [1, 2, 3, 4, 5], np.array([0.5j]), np.arange(4, dtype="float32")]))
 def test_polyder_polyint(p, m, k):
@@ -128,7 +129,7 @@ def test_polyint_lazy_constants():
     check(lambda xp, c, k: xp.polyint(c, 2, k), np.arange(4, dtype="int32"), np.array([7], "int64"))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(array(REAL + COMPLEX + ["uint64"], min_dims=1, max_dims=1, max_side=6), st.sampled_from([None, 0, 1, 2, 4, 7]),
        st.booleans())
 def test_vander(x, n, increasing):
@@ -142,7 +143,7 @@ def _with_axis(draw, dtypes=REAL + COMPLEX, min_side=0):
     return a, draw(st.integers(-a.ndim, a.ndim - 1))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_with_axis(), st.sampled_from(["none", "1d", "full"]), st.sampled_from([1.0, 0.5, 3, np.float32(0.25)]),
        st.data())
 def test_trapezoid(ya, xkind, dx, data):
@@ -167,7 +168,7 @@ def _coordinates(draw, n):
     return np.cumsum(np.array(values, draw(st.sampled_from(["float32", "float64"]))))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(array(REAL + COMPLEX, min_dims=0, max_dims=3, min_side=1, max_side=5), st.sampled_from([1, 2]),
        st.sampled_from(["none", "scalar", "per-axis"]), st.booleans(), st.data())
 def test_gradient(f, edge_order, spacing, one_axis, data):
@@ -212,7 +213,7 @@ def test_gradient_edge_order_zero_and_lazy_bool():
         fnp.gradient(fnp.asarray(f > 10), fnp.asarray([0.0, 1.0, 3.0]), axis=1)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(array(REAL + COMPLEX, max_dims=3, max_side=4),
        st.sampled_from([None, 3, -1.5, [1, 2], np.array([[7]], "int8"), np.arange(3, dtype="float32"), []]),
        st.sampled_from([None, 0, 2.5, [4, 5, 6], np.array([1j])]))
@@ -222,7 +223,7 @@ def test_ediff1d(a, to_end, to_begin):
         check(lambda xp, t, e: xp.ediff1d(t, to_end=e, to_begin=to_begin), a, np.asarray(to_end))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_with_axis(REAL), st.sampled_from([None, 1.0, 4, np.pi]),
        st.sampled_from([2 * np.pi, 6, 5, 360.0, np.float32(5.5)]))
 def test_unwrap(pa, discont, period):
@@ -239,7 +240,7 @@ def test_unwrap_phases():
     check(lambda xp, t: xp.unwrap(t), np.ones(3, complex))  # NumPy refuses: mod of complex
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.one_of(st.integers(-2, 40), st.sampled_from([5.5, 2.0, np.int64(9), np.float32(6)])),
        st.sampled_from([0, 1, 2.5, 8.6, 14, 30.0, np.float32(5)]))
 def test_windows(m, beta):
@@ -248,7 +249,7 @@ def test_windows(m, beta):
     check(lambda xp: xp.kaiser(m, beta))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(array(REAL + ["float16"], max_dims=2, lo=-30, hi=30))
 def test_i0(x):
     check(lambda xp, t: xp.i0(t), x)
@@ -294,7 +295,7 @@ def test_refusals(call):
 _FIT_TOL = {}  # the same lstsq (LAPACK gelsd) runs: NumPy's values exactly
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(["int64", "float32", "float64"]), st.integers(1, 9), st.integers(0, 3),
        st.sampled_from([None, "float64", "complex128"]), st.booleans(), st.sampled_from([None, 1e-3]),
        st.sampled_from([False, True, "unscaled"]), st.booleans(), st.data())
@@ -351,7 +352,7 @@ def test_polyfit_lazy_deg_and_dispatch():
     check(lambda xp, x, y: xp.polyfit(x, y, 2.0), np.arange(5.0), np.arange(5.0) ** 2, **_FIT_TOL)  # int(deg)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 40), st.integers(1, 12), st.sampled_from([0, 1, 2]),
        st.sampled_from(["float64", "int64", "complex128", "bool"]))
 def test_composite_correlate_in_blocks_of_outputs(n1, n2, mode, dtype):
@@ -377,7 +378,7 @@ def test_composite_correlate_in_blocks_of_outputs(n1, n2, mode, dtype):
         np.testing.assert_array_equal(blocks, whole)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 9), st.integers(1, 5), st.sampled_from(["valid", "same", "full"]),
        st.sampled_from(["convolve", "correlate"]))
 def test_convolve_gradients(n1, n2, mode, kind):

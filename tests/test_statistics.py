@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -27,7 +28,7 @@ def _sequential_weights(draw, n, integer):
     return np.array(draw(st.lists(vals, min_size=n, max_size=n)), dtype=float)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(matrices(), st.booleans(), st.booleans(), st.sampled_from([None, 0, 1, 2]),
        st.sampled_from([None, "float32", "float64", "complex128"]), st.data())
 def test_cov(m, rowvar, bias, ddof, dtype, data):
@@ -45,7 +46,7 @@ def test_cov(m, rowvar, bias, ddof, dtype, data):
         check(lambda xp, x, z: xp.cov(x, z, rowvar=rowvar, bias=bias), m, y)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(matrices(), st.booleans(), st.sampled_from([None, "float32", "float64"]), st.data())
 def test_corrcoef(m, rowvar, dtype, data):
     if m.dtype.kind == "c":
@@ -74,7 +75,7 @@ def monotonic_bins(draw):
     return b[::-1].copy() if draw(st.booleans()) else b
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.sampled_from(REAL), st.sampled_from([(), (7,), (2, 3)]), monotonic_bins(), st.booleans(), st.data())
 def test_digitize(dt, shape, bins, right, data):
     x = data.draw(arrays(dt, shape, -25, 25))
@@ -95,7 +96,7 @@ def test_digitize_refusals_and_flat_bins():
     check(lambda xp, a, b: xp.digitize(a, b), np.array([1.0]), np.ones((2, 2)))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.sampled_from(REAL + COMPLEX), st.integers(1, 6), st.sampled_from([(), (5,), (2, 4)]),
        st.sampled_from([None, -1.5]), st.sampled_from([None, 7.25]), st.sampled_from([None, 3.0, -5.5]), st.data())
 def test_interp(fdt, n, xshape, left, right, period, data):
@@ -123,7 +124,7 @@ def test_interp_edges_and_refusals():
         fnp.interp(fnp.ones(2), fnp.arange(3.0), fnp.arange(3.0), period=fnp.asarray(2.0))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.sampled_from(REAL + COMPLEX), st.sampled_from(REAL + COMPLEX), st.sampled_from([(), (6,), (2, 3)]),
        st.sampled_from([(0,), (1,), (5,), (2, 4)]), st.booleans(), st.booleans(),
        st.sampled_from([None, "sort", "table"]), st.data())
@@ -151,7 +152,7 @@ def _hist(**kw):
     return fn
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.sampled_from(REAL + ["float16", "int8", "uint8"]), st.sampled_from([(0,), (1,), (9,), (3, 4)]),
        st.integers(1, 7), st.sampled_from([None, (0, 5), (-3.5, 2.25), (1, 1), (-10.0, 10.0)]),
        st.booleans(), st.data())
@@ -166,7 +167,7 @@ def test_histogram_int_bins(dt, shape, bins, range_, density, data):
     check(_hist(bins=bins, range=range_, density=density), a, w)  # NumPy's bincount sums, exactly
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.sampled_from(REAL), st.sampled_from([(0,), (1,), (9,), (3, 4)]), st.data(), st.booleans())
 def test_histogram_array_bins(dt, shape, data, density):
     a = data.draw(arrays(dt, shape, -10, 10))
@@ -250,7 +251,7 @@ def _dd_tolerance(weights):
     return {}  # weighted: NumPy's bincount sums, exactly
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.sampled_from(["int32", "int64", "float32", "float64"]), st.integers(1, 3), st.sampled_from([0, 1, 7, 12]),
        st.booleans(), st.sampled_from([None, "int64", "float64"]), st.booleans(), st.data())
 def test_histogramdd(dt, d, n, density, wdt, columns, data):
@@ -276,7 +277,7 @@ def test_histogramdd(dt, d, n, density, wdt, columns, data):
     check(fn, sample, *([] if w is None else [w]), **_dd_tolerance(w))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(["int64", "float32", "float64"]), st.sampled_from([0, 1, 9]),
        st.sampled_from(["int", "pair", "edges", "mixed"]), st.sampled_from([None, [(-5, 5), (0, 2.5)]]),
        st.booleans(), st.sampled_from([None, "int32", "float64"]), st.data())
@@ -365,7 +366,7 @@ def test_weighted_histogram_over_blocks_is_exact(wdt):
     check(lambda xp, x, y: list(xp.histogram(x, bins=7, weights=y)), a, w)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.integers(0, 6), max_size=12), st.integers(0, 9), st.sampled_from([None, "int64", "float32"]),
        st.sampled_from(["int64", "int32", "uint8", "bool"]))
 def test_bincount(values, minlength, wdt, xdt):

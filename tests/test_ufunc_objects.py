@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -110,7 +111,7 @@ def test_aliases_are_one_object_as_in_numpy():
 # ---------------------------------------------------------------- __call__
 
 @pytest.mark.parametrize("name", BINARY)
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(data=st.data())
 def test_call_with_out_where_dtype(name, data):
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=2, max_side=3))
@@ -197,7 +198,7 @@ def test_call_errors_are_numpys(call):
 # ---------------------------------------------------------------- reduce
 
 @pytest.mark.parametrize("name", BINARY)
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(data=st.data())
 def test_reduce(name, data):
     a = data.draw(operand())
@@ -221,7 +222,7 @@ def test_reduce(name, data):
 
 
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "divide", "logical_and", "power"])
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(data=st.data())
 def test_reduce_into_out(name, data):
     a = data.draw(operand(min_dims=1))
@@ -280,7 +281,7 @@ def test_a_reduce_is_one_node_whatever_the_axis_length():
 # ---------------------------------------------------------------- accumulate, reduceat, outer
 
 @pytest.mark.parametrize("name", BINARY)
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_accumulate(name, data):
     a = data.draw(operand())
@@ -299,7 +300,7 @@ def test_accumulate(name, data):
 
 
 @pytest.mark.parametrize("name", BINARY)
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def test_reduceat(name, data):
     a = data.draw(operand(min_dims=1))
@@ -341,7 +342,7 @@ def test_reduceat_index_rules():
 
 
 @pytest.mark.parametrize("name", BINARY + ["divmod", "sin"])
-@settings(max_examples=5)
+@settings(max_examples=examples(5))
 @given(data=st.data())
 def test_outer(name, data):
     a, b = data.draw(operand(max_dims=2)), data.draw(operand(max_dims=2))
@@ -388,7 +389,7 @@ def at_index(draw, shape):
 
 
 @pytest.mark.parametrize("name", BINARY + UNARY)
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(data=st.data())
 def test_at(name, data):
     a = data.draw(operand())

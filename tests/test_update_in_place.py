@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -138,7 +139,7 @@ def _build(xp, e, vs):
     return _BINARY[e[1]](xp, vs[e[2]], vs[e[3]])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(_programs(), st.booleans())
 def test_update_semantics_match_numpy(program, optimise):
     updates, outputs = program

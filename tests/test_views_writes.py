@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.numpy as fnp
@@ -224,7 +225,7 @@ def test_views_and_writes_match_numpy(data):
     _program(data, fnp.asarray, steps=12)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_views_and_writes_match_numpy_on_dask(data):
     pytest.importorskip("dask")
@@ -373,7 +374,7 @@ def test_a_failed_write_changes_no_handle():
 
 
 @given(data=st.data())
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_gradients_through_writes_match_finite_differences(data):
     n = data.draw(st.integers(2, 6))
     idx = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4))

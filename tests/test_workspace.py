@@ -9,6 +9,7 @@ executable hands the convolution out-kernels their block as
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 import fgraph
 import fgraph.nn as nn
@@ -43,7 +44,7 @@ def _live_at(b, step):
 
 # ---------------------------------------------------------------- the planner
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(dags_with_workspaces(), st.sampled_from(sorted(STRATEGIES)))
 def test_no_workspace_overlaps_anything_live_at_its_step(case, strategy):
     roots, sizes = case
@@ -65,7 +66,7 @@ def test_no_workspace_overlaps_anything_live_at_its_step(case, strategy):
     assert brute_force_ok(live.buffers, p)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(dags_with_workspaces())
 def test_lower_bound_counts_workspaces_and_matches_the_schedule(case):
     roots, sizes = case
@@ -95,7 +96,7 @@ def test_checker_catches_a_workspace_on_a_live_tensor():
         check_plan(bufs, bad)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(st.data())
 def test_fit_workspaces_places_in_holes_and_never_overlaps(data):
     n = data.draw(st.integers(1, 25))

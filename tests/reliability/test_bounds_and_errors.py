@@ -13,7 +13,6 @@ silently wrong size) are FgraphErrors naming what went wrong and where.
 from __future__ import annotations
 
 import inspect
-import os
 import re
 
 import numpy as np
