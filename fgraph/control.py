@@ -260,6 +260,13 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None, checkpoint=None)
     a ``scan`` of known length (reverse-differentiable; ``checkpoint``: as
     :func:`scan`'s); with lazy bounds a ``while_loop``."""
     del unroll  # accepted for JAX's signature; bodies always run as one compiled program
+    try:
+        return _fori(lower, upper, body_fun, init_val, checkpoint)
+    except FgraphError as e:  # raised by the scan or while_loop it is made of: named as the user wrote it
+        raise _as_fori(e) from None
+
+
+def _fori(lower, upper, body_fun, init_val, checkpoint):
     static = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lower, upper))
     if static:
         dtype = np.result_type(*(np.asarray(v).dtype if isinstance(v, np.integer) else np.int64
@@ -281,6 +288,20 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None, checkpoint=None)
     i0 = lo.astype(np.result_type(lo.dtype, hi.dtype))
     _, val = while_loop(lambda c: c[0] < hi, lambda c: (c[0] + 1, body_fun(c[0], c[1])), (i0, init_val))
     return val
+
+
+def _as_fori(e: FgraphError) -> FgraphError:
+    """An error of the scan/while_loop a fori_loop is made of, in the fori_loop's
+    terms: its carry is ``(i, val)``, so ``carry[1]...`` is ``init_val...``."""
+    msg = str(e)
+    for op in ("scan: ", "while_loop: ", "body: "):
+        if msg.startswith(op):
+            msg = "fori_loop: " + msg[len(op):]
+    for theirs, ours in (("carry[1]", "init_val"), ("val[1]", "init_val"), ("result[0][1]", "body_fun's result"),
+                         ("result[1]", "body_fun's result"),
+                         ("f returns a carry", "body_fun returns a value"), (" than init:", " than init_val:")):
+        msg = msg.replace(theirs, ours)
+    return type(e)(msg)
 
 
 # ---------------------------------------------------------------- scan

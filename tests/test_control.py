@@ -104,7 +104,7 @@ def test_pytree_carries_keep_their_structure():
 def test_python_scalar_results_take_the_carry_dtype_as_nep50_does():
     assert fgraph.fori_loop(0, 3, lambda i, v: 2, np.int8(1)).dtype == np.int8
     assert float(fgraph.fori_loop(0, 3, lambda i, v: 2.5, np.float32(1))) == 2.5
-    with pytest.raises(fgraph.DTypeError, match=r"(?s)carry\[1\] from int64 to float64.*test_control\.py"):
+    with pytest.raises(fgraph.DTypeError, match=r"(?s)init_val from int64 to float64.*test_control\.py"):
         fgraph.fori_loop(0, 3, lambda i, v: 1.5, 1)  # a float into an int carry is refused, not truncated
     with pytest.raises(fgraph.DTypeError, match=r"(?s)300 out of bounds for int8.*test_control\.py"):
         fgraph.fori_loop(0, 3, lambda i, v: 300, np.int8(1))
@@ -556,3 +556,15 @@ def test_a_loop_traced_again_reuses_its_compiled_body():
         want = want * 1.5 + 1.0
     np.testing.assert_allclose(np.asarray(x), want)
     assert len(loop_kernels._PROGRAMS) - before <= 2  # the condition and the body, once
+
+
+@pytest.mark.parametrize("upper", [3, "lazy"])
+def test_fori_loop_errors_name_fori_loop_and_init_val(upper):
+    hi = fnp.asarray(3) if upper == "lazy" else upper
+    with pytest.raises(fgraph.ShapeError, match=r"^fori_loop: the body changes the shape of init_val\['a'\] "
+                                                r"from \(3,\) to \(2,\)(?s:.*)test_control.py"):
+        fgraph.fori_loop(0, hi, lambda i, v: {"a": v["a"][:2]}, {"a": fnp.ones(3)})
+    with pytest.raises(fgraph.DTypeError, match=r"^fori_loop: the body changes the dtype of init_val "):
+        fgraph.fori_loop(0, hi, lambda i, v: v.astype("float32"), fnp.ones(3))
+    with pytest.raises(fgraph.FgraphError, match=r"^fori_loop: body_fun's result is not an array"):
+        fgraph.fori_loop(0, hi, lambda i, v: "x", fnp.ones(3))
