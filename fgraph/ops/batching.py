@@ -234,10 +234,6 @@ _RULES = {
     "take_along_axis": _along_axis,
     "concatenate": _concatenate,
     "repeat": _along_axis,
-    "sort": _along_axis,
-    "argsort": _along_axis,
-    "partition": _along_axis,
-    "argpartition": _along_axis,
     "fft": _along_axis,
     "check": _check,
 }

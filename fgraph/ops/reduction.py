@@ -18,10 +18,43 @@ Params (all hashable, normalised so equal calls give equal nodes):
 * An optional second input is the ``where=`` mask (or ``average``'s
   ``weights``); ``average(returned=True)`` makes one node per output
   (param ``output``).
+
+Gradients (rule ``grad``; NumPy-world choices, as JAX and PyTorch make them):
+
+* ``where=`` masks: masked-out elements get a zero gradient; the mask itself
+  (a bool input) and ``initial=`` get none.  NaN-variants treat NaNs the way
+  the forward does (ignored: zero gradient).
+* ``max``/``min``/``nanmax``/``nanmin`` (and ``amax``/``amin``, the same ops):
+  the gradient is **split equally among ties** (as JAX's ``max`` and
+  PyTorch's ``amax``).  When ``initial`` wins the slice, no element gets any;
+  an element equal to ``initial`` counts as a tie among the elements only.
+  ``ptp`` is ``max - min`` with the same rule (0 for a constant slice).
+* ``std`` at a constant slice (``std == 0``, not differentiable): 0, as
+  PyTorch (JAX gives NaN).
+* ``prod`` is exact with zeros and never divides: each element's gradient is
+  the product of the *other* elements, built from exclusive prefix and suffix
+  products (``cumulative_prod(include_initial=True)`` both ways).
+* ``cumprod`` is exact with zeros: before the first zero of a scan it uses
+  the usual ``reverse_cumsum(g * out) / x`` (dividing only by elements that
+  are not zero), at the first zero the product with that one factor
+  removed, after it 0.  Limitations: the division can lose the gradient
+  when the forward product underflows to 0 without a zero input (as
+  TensorFlow's); second derivatives are exact away from zeros only (the
+  zero-position branches are piecewise).  ``prod``'s are exact everywhere.
+
+Not differentiable (integer or bool results): ``argmax``, ``argmin``,
+``nanargmax``, ``nanargmin``, ``all``, ``any``, ``count_nonzero``: their
+``grad`` is ``no_gradient`` (None per input), so that a vector-Jacobian
+product seeded at one of them gives zeros instead of an error.
+
+The reference NumPy kernels and their out-forms are in
+``ops/reduction_kernels.py``; micro-batching is the shared rule of
+reductions and scans (``ops/batching.py``, found by the flags).
 """
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import types
 import warnings
@@ -32,53 +65,12 @@ from ..array_api import canonical_dtype
 from ..errors import AxisError, DTypeError, FgraphError, ShapeError, user_location
 from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcasts_to, defop
+from ..opdef import no_gradient
 from ..symbol import Const, Node, Scalar, describe, error_at, make_node, refuse_out
+from .building import namespace
+from .reduction_kernels import SPEC, call, kernels, unwrap
 
 _NoValue = np._NoValue
-
-# ---------------------------------------------------------------- op table
-
-#: op name -> (NumPy function, kind, name of the optional second input)
-#: kinds: "reduce" (axis tuple), "arg" (axis int/None), "scan" (cumsum-like),
-#: "cumulative" (Array API cumulative_sum-like)
-SPEC: dict[str, tuple] = {}
-for _n in ("sum", "prod", "mean", "var", "std", "max", "min", "all", "any",
-           "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"):
-    SPEC[_n] = (getattr(np, _n), "reduce", "where")
-for _n in ("ptp", "count_nonzero"):
-    SPEC[_n] = (getattr(np, _n), "reduce", None)
-SPEC["average"] = (np.average, "reduce", "weights")
-for _n in ("argmax", "argmin", "nanargmax", "nanargmin"):
-    SPEC[_n] = (getattr(np, _n), "arg", None)
-for _n in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
-    SPEC[_n] = (getattr(np, _n), "scan", None)
-for _n in ("cumulative_sum", "cumulative_prod"):
-    SPEC[_n] = (getattr(np, _n), "cumulative", None)
-
-
-def unwrap(value):
-    """A stored ``initial`` as NumPy expects it (Scalar/Const -> value)."""
-    if isinstance(value, Scalar):
-        return value.value
-    if isinstance(value, Const):
-        return value.array[()] if value.array.ndim == 0 else value.array
-    return value
-
-
-def call(op: str, arrays, params: dict):
-    """Run NumPy's function for ``op`` on ``arrays`` (input, optional extra)."""
-    fn, _, extra = SPEC[op]
-    kw = dict(params)
-    output = kw.pop("output", None)
-    if output is not None:  # average(returned=True): one node per output
-        kw["returned"] = True
-    if "initial" in kw:
-        kw["initial"] = unwrap(kw["initial"])
-    if len(arrays) > 1:
-        kw[extra] = arrays[1]
-    out = fn(arrays[0], **kw)
-    return out if output is None else out[output]
-
 
 # ---------------------------------------------------------------- rules
 
@@ -152,17 +144,6 @@ def _rule(op: str):
 
 def _scan_inplace(node) -> tuple:
     return () if node.dtype.kind == "c" else (0,)
-
-
-for _n, (_fn, _kind, _) in SPEC.items():
-    if _kind in ("reduce", "arg"):
-        defop(_n, _rule(_n), f"numpy.{_n}", reduction=True, nin=1)
-    else:
-        # inplace: a scan's output may overwrite its input (same shape; the
-        # out-kernel reads element i before writing it, or copies, then accumulates
-        # in place); not complex: NumPy's complex multiply rounds differently when
-        # its output overlaps its input (an ulp in cumprod)
-        defop(_n, _rule(_n), f"numpy.{_n}", scan=True, nin=1, inplace=_scan_inplace)
 
 
 # ---------------------------------------------------------------- building nodes
@@ -556,6 +537,303 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     """Lazy ``numpy.nancumprod``."""
     return _build("nancumprod", a, out, axis=axis, dtype=dtype)
 
+
+# ---------------------------------------------------------------- gradients
+
+def _keep(t, shape, axes):
+    """A reduced value (``out`` or ``g``) in keepdims form, broadcastable to ``shape``."""
+    fnp = namespace()
+    kshape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return t if t.shape == kshape else fnp.reshape(t, kshape)
+
+
+def _full(t, shape):
+    fnp = namespace()
+    return t if t.shape == shape else fnp.broadcast_to(t, shape)
+
+
+def _float(x) -> bool:
+    return x.dtype.kind == "f"
+
+
+def _valid(x, ins, nan):
+    """Which elements take part: the ``where=`` mask and, for nan-ops, not NaN (or None: all)."""
+    fnp = namespace()
+    v = ins[1] if len(ins) > 1 else None
+    if nan:
+        v = ~fnp.isnan(x) if v is None else v & ~fnp.isnan(x)
+    return None if v is None else _full(v, x.shape)
+
+
+def _count(valid, shape, axes, dtype):
+    """Elements taking part per slice (keepdims): static without a mask."""
+    fnp = namespace()
+    if valid is None:
+        return math.prod(shape[a] for a in axes)
+    return fnp.sum(valid, axis=axes, keepdims=True).astype(dtype)
+
+
+def _masked(t, valid, shape):
+    fnp = namespace()
+    return _full(t if valid is None else fnp.where(valid, t, 0.0), shape)
+
+
+def _none(ins):
+    return (None,) * len(ins)
+
+
+def _scalar(value):
+    """A stored ``initial`` as a Python number (weak: keeps g's dtype)."""
+    v = unwrap(value)
+    return np.asarray(v).item() if isinstance(v, (np.generic, np.ndarray)) else v
+
+
+def _along(ax, s):
+    return (slice(None),) * ax + (s,)
+
+
+def _rev_cumsum(t, ax):
+    fnp = namespace()
+    return fnp.flip(fnp.cumsum(fnp.flip(t, ax), axis=ax), ax)
+
+
+# ---------------------------------------------------------------- sum, mean, average
+
+def _sum_rule(nan):
+    def rule(out, ins, g, axis, keepdims, dtype=None, initial=None):
+        x = ins[0]
+        if not _float(x):
+            return _none(ins)
+        return (_masked(_keep(g, x.shape, axis), _valid(x, ins, nan), x.shape),) + (None,) * (len(ins) - 1)
+    return rule
+
+
+def _mean_rule(nan):
+    def rule(out, ins, g, axis, keepdims, dtype=None):
+        fnp = namespace()
+        x = ins[0]
+        if not _float(x):
+            return _none(ins)
+        valid = _valid(x, ins, nan)
+        n = _count(valid, x.shape, axis, g.dtype)
+        n = fnp.maximum(n, 1) if valid is not None else builtins.max(n, 1)  # an empty slice: no element to differentiate
+        return (_masked(_keep(g, x.shape, axis) / n, valid, x.shape),) + (None,) * (len(ins) - 1)
+    return rule
+
+
+def _average(out, ins, g, axis, keepdims, output=None):
+    """avg = sum(x w) / sum(w): d/dx = w / sum(w), d/dw = (x - avg) / sum(w);
+    ``returned``'s weight sum (output 1) depends on the weights only."""
+    fnp = namespace()
+    x = ins[0]
+    axes = tuple(sorted(axis))
+    gk = _keep(g, x.shape, axes)
+    if len(ins) == 1:
+        if output == 1 or not _float(x):
+            return None,
+        return _full(gk / builtins.max(math.prod(x.shape[a] for a in axes), 1), x.shape),
+    w = ins[1]
+    # weights shaped like the reduced axes (in the user's order) are laid along them, as NumPy does
+    perm = tuple(int(k) for k in np.argsort(axis))
+    same = w.shape == x.shape
+    wb = w if same else fnp.reshape(fnp.transpose(w, perm) if perm != tuple(range(len(perm))) else w,
+                                    tuple(d if i in axes else 1 for i, d in enumerate(x.shape)))
+    if output == 1:
+        gx, gw = None, _full(gk, x.shape)
+    else:
+        sw = fnp.sum(wb, axis=axes, keepdims=True)
+        gx = _full(gk * wb / sw, x.shape) if _float(x) else None
+        gw = _full(gk * (x - _keep(out, x.shape, axes)) / sw, x.shape)
+    if not _float(w):
+        gw = None
+    elif not same:  # back to the weights' own shape and axis order
+        gw = fnp.sum(gw, axis=tuple(i for i in range(x.ndim) if i not in axes))
+        if perm != tuple(range(len(perm))):
+            gw = fnp.transpose(gw, tuple(int(k) for k in np.argsort(perm)))
+    return gx, gw
+
+
+# ---------------------------------------------------------------- var, std
+
+def _var_rule(nan, std):
+    """var = sum((x - m)^2) / (n - ddof) over the valid elements: d/dx =
+    2 (x - m) / (n - ddof) (the mean's own dependence cancels); std: divided by 2 std."""
+    def rule(out, ins, g, axis, keepdims, dtype=None, ddof=0):
+        fnp = namespace()
+        x = ins[0]
+        if not _float(x):
+            return _none(ins)
+        valid = _valid(x, ins, nan)
+        where = {} if len(ins) == 1 else {"where": ins[1]}
+        mean = fnp.nanmean if nan else fnp.mean
+        m = mean(x, axis=axis, dtype=dtype, keepdims=True, **where)
+        gk = _keep(g, x.shape, axis)
+        denom = _count(valid, x.shape, axis, g.dtype) - ddof
+        if std:
+            s = _keep(out, x.shape, axis)
+            zero = s == 0  # a constant slice: gradient 0 (no division by 0, even in grad of grad)
+            d = fnp.where(zero, 0.0, gk * (x - m) / (denom * fnp.where(zero, 1.0, s)))
+        else:
+            d = gk * 2.0 * (x - m) / denom
+        return (_masked(d, valid, x.shape),) + (None,) * (len(ins) - 1)
+    return rule
+
+
+# ---------------------------------------------------------------- max, min, ptp
+
+def _share(x, ok, valid, gk, axes):
+    """``gk`` split equally among the elements equal to the extreme ``ok``."""
+    fnp = namespace()
+    hit = _full(x == ok, x.shape)
+    if valid is not None:
+        hit = hit & valid
+    count = fnp.maximum(fnp.sum(hit, axis=axes, keepdims=True), 1).astype(gk.dtype)
+    return fnp.where(hit, gk / count, 0.0)
+
+
+def _extreme_rule(nan):
+    def rule(out, ins, g, axis, keepdims, initial=None):
+        x = ins[0]
+        if not _float(x):
+            return _none(ins)
+        d = _share(x, _keep(out, x.shape, axis), _valid(x, ins, nan), _keep(g, x.shape, axis), axis)
+        return (_full(d, x.shape),) + (None,) * (len(ins) - 1)
+    return rule
+
+
+def _ptp(out, ins, g, axis, keepdims):
+    fnp = namespace()
+    x = ins[0]
+    if not _float(x):
+        return None,
+    gk = _keep(g, x.shape, axis)
+    hi = _share(x, fnp.max(x, axis=axis, keepdims=True), None, gk, axis)
+    lo = _share(x, fnp.min(x, axis=axis, keepdims=True), None, gk, axis)
+    return _full(hi - lo, x.shape),
+
+
+# ---------------------------------------------------------------- prod
+
+def _others(t, ax):
+    """Product of the other entries along ``ax``, per position, without division."""
+    fnp = namespace()
+    n = t.shape[ax]
+    left = fnp.cumulative_prod(t, axis=ax, include_initial=True)[_along(ax, slice(0, n))]
+    right = fnp.flip(fnp.cumulative_prod(fnp.flip(t, ax), axis=ax, include_initial=True), ax)
+    return left * right[_along(ax, slice(1, None))]
+
+
+def _prod_rule(nan):
+    """d prod / d x_i = product of the slice's other elements.  Over several
+    axes a1, a2, ...: others(x, a1) * others(prod over a1, a2) * ... (each
+    broadcast), so zeros need no special case."""
+    def rule(out, ins, g, axis, keepdims, dtype=None, initial=None):
+        fnp = namespace()
+        x = ins[0]
+        if not _float(x):
+            return _none(ins)
+        valid = _valid(x, ins, nan)
+        t = x if valid is None else fnp.where(valid, x, 1.0)  # excluded elements count as 1
+        if t.dtype != g.dtype:
+            t = t.astype(g.dtype)
+        d = _keep(g, x.shape, axis)
+        if initial is not None:
+            d = d * _scalar(initial)
+        for k, ax in enumerate(axis):
+            d = d * _others(t, ax)
+            if k + 1 < len(axis):
+                t = fnp.prod(t, axis=ax, keepdims=True)
+        return (_masked(d, valid, x.shape),) + (None,) * (len(ins) - 1)
+    return rule
+
+
+# ---------------------------------------------------------------- scans
+
+def _scan_parts(out, x, g, axis, include_initial):
+    """(x as scanned, g and out without the initial slot, scan axis)."""
+    fnp = namespace()
+    ax = 0 if axis is None else axis
+    xs = fnp.reshape(x, (x.size,)) if axis is None and x.ndim != 1 else x
+    if include_initial:
+        g, out = g[_along(ax, slice(1, None))], out[_along(ax, slice(1, None))]
+    return xs, g, out, ax
+
+
+def _back(d, x):
+    fnp = namespace()
+    return d if d.shape == x.shape else fnp.reshape(d, x.shape)
+
+
+def _cumsum_rule(nan):
+    def rule(out, ins, g, axis, dtype=None, include_initial=False):
+        fnp = namespace()
+        x = ins[0]
+        if not _float(x):
+            return None,
+        xs, g, _, ax = _scan_parts(out, x, g, axis, include_initial)
+        d = _rev_cumsum(g, ax)
+        if nan:
+            d = fnp.where(fnp.isnan(xs), 0.0, d)
+        return _back(d, x),
+    return rule
+
+
+def _cumprod_rule(nan):
+    """d/dx_i of sum_m g_m y_m, y_m = x_0 ... x_m, is sum_{m >= i} g_m y_m / x_i
+    before the scan's first zero; at the first zero k it is sum_{m >= k} g_m
+    (cumprod with x_k := 1)_m; after it every y_m has two zero-ish factors: 0."""
+    def rule(out, ins, g, axis, dtype=None, include_initial=False):
+        fnp = namespace()
+        x = ins[0]
+        if not _float(x):
+            return None,
+        xs, g, y, ax = _scan_parts(out, x, g, axis, include_initial)
+        t = fnp.where(fnp.isnan(xs), 1.0, xs) if nan else xs  # what the forward multiplies
+        zero = t == 0
+        seen = fnp.cumsum(zero, axis=ax)
+        before = seen == 0
+        first = zero & (seen == 1)
+        a = _rev_cumsum(g * y, ax) / fnp.where(before, t, 1.0)
+        b = _rev_cumsum(g * fnp.cumprod(fnp.where(first, 1.0, t), axis=ax, dtype=y.dtype), ax)
+        d = fnp.where(before, a, fnp.where(first, b, 0.0))
+        if nan:
+            d = fnp.where(fnp.isnan(xs), 0.0, d)
+        return _back(d, x),
+    return rule
+
+
+# ---------------------------------------------------------------- the ops
+
+_GRADS = {
+    "sum": _sum_rule(False), "nansum": _sum_rule(True),
+    "mean": _mean_rule(False), "nanmean": _mean_rule(True),
+    "average": _average,
+    "var": _var_rule(False, False), "nanvar": _var_rule(True, False),
+    "std": _var_rule(False, True), "nanstd": _var_rule(True, True),
+    "max": _extreme_rule(False), "min": _extreme_rule(False),
+    "nanmax": _extreme_rule(True), "nanmin": _extreme_rule(True),
+    "ptp": _ptp,
+    "prod": _prod_rule(False), "nanprod": _prod_rule(True),
+    "cumsum": _cumsum_rule(False), "cumulative_sum": _cumsum_rule(False), "nancumsum": _cumsum_rule(True),
+    "cumprod": _cumprod_rule(False), "cumulative_prod": _cumprod_rule(False), "nancumprod": _cumprod_rule(True),
+    # integer/bool results: nothing flows back (an explicit rule, so that a
+    # vector-Jacobian product seeded at one of them gives zeros, not an error)
+    "argmax": no_gradient, "argmin": no_gradient, "nanargmax": no_gradient, "nanargmin": no_gradient,
+    "all": no_gradient, "any": no_gradient, "count_nonzero": no_gradient,
+}
+
+for _n, (_fn, _kind, _) in SPEC.items():
+    _kernel, _out = kernels(_n)
+    if _kind in ("reduce", "arg"):
+        defop(_n, _rule(_n), f"numpy.{_n}", reduction=True, nin=1, kernel=_kernel, out_kernel=_out,
+              grad=_GRADS[_n])
+    else:
+        # inplace: a scan's output may overwrite its input (same shape; the
+        # out-kernel reads element i before writing it, or copies, then accumulates
+        # in place); not complex: NumPy's complex multiply rounds differently when
+        # its output overlaps its input (an ulp in cumprod)
+        defop(_n, _rule(_n), f"numpy.{_n}", scan=True, nin=1, inplace=_scan_inplace, kernel=_kernel,
+              out_kernel=_out, grad=_GRADS[_n])
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "all", "any", "argmax", "argmin",
            "ptp", "count_nonzero", "average", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",

@@ -9,6 +9,30 @@ follows the Array API: a stable descending order (equal elements keep their
 order).  ``unique`` and friends have data-dependent shapes: outside tracing
 the input is evaluated (an evaluation point) and the results are constants;
 under tracing JAX's ``size=`` gives a static length (a lazy stable sort).
+
+Each op's OpDef carries its reference NumPy kernels (``ops/sorting_kernels.py``),
+its gradient and, for the ops along one axis, the micro-batching rule.
+
+Gradients: ``sort`` and ``partition`` permute their input: the cotangent goes back
+through the permutation their ``arg`` twin computes with the same
+parameters (NumPy's argpartition arranges exactly as partition does), as
+the transpose of ``take_along_axis``.  Among equal elements the gradient
+goes to the one that permutation put there (each tied element gets one
+output's cotangent), which is a valid subgradient.
+
+The order statistics (median, percentile, quantile and their nan-
+versions) are, lane by lane, ``(1 - gamma) * s[prev] + gamma * s[next]``
+of the sorted lane ``s``: the cotangent goes to the two elements read, with
+those weights, computed as NumPy computes them for every ``method``
+(nan- versions: per lane, with the NaNs left out; an all-NaN lane gets
+none).  ``q`` has a gradient for the continuous methods (linear, hazen,
+weibull, median_unbiased, normal_unbiased, interpolated_inverted_cdf):
+``(s[next] - s[prev])`` times the virtual index' slope, and 0 where the
+index is clamped to an end; the discontinuous methods and weighted
+quantiles (inverted_cdf) are piecewise constant in ``q`` and in the
+weights: they get none.
+
+argsort, argpartition and lexsort have integer outputs: ``no_gradient``.
 """
 from __future__ import annotations
 
@@ -18,12 +42,17 @@ import warnings
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, ShapeError
+from ..errors import DTypeError, FgraphError, ShapeError, also
+from ..opdef import no_gradient
 from ..tensor import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
 from ..symbol import error_at, make_node, refuse_out
-from ..registry import set_attr
-from .indexing import SIZE_HINT, _axis_param, _sized_nonzero, concrete_value, constant_node, static_size
+from .batching import _along_axis
+from .building import namespace
+from .indexing import (SIZE_HINT, _axis_param, _sized_nonzero, concrete_value, constant_node, scatter_add,
+                       static_size)
+from . import sorting_kernels as kernels
+from .sorting_kernels import _ORDER_STATS, order_stat_call
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex",
            "median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile",
@@ -35,6 +64,22 @@ _INTP = np.dtype(np.intp)
 def _refuse_order(op, order):
     if order is not None:
         raise error_at(FgraphError, op, "order= sorts structured arrays by field, which fgraph does not support")
+
+
+def take_along_axis_T(g, ind, shape: tuple, axis):
+    """The transpose of ``take_along_axis(arr, ind, axis)`` for ``arr`` of
+    ``shape``: ``g`` added into zeros at the positions read.  Along every
+    other axis the positions are an ``arange`` of ``arr``'s length there (a
+    length-1 axis, broadcast in the gather, is summed).  (The same as the
+    indexing family's, in autodiff/rules/indexing.py: one of them goes once
+    that one is in the ops layer.)"""
+    if axis is None:  # arr was flattened
+        size = int(np.prod(shape, dtype=np.int64))
+        return namespace().reshape(scatter_add(g, [ind], (size,), ("a",)), shape)
+    nd = len(shape)
+    idx = [ind if k == axis else np.arange(d, dtype=np.intp).reshape((1,) * k + (d,) + (1,) * (nd - k - 1))
+           for k, d in enumerate(shape)]
+    return scatter_add(g, idx, shape, ("a",) * nd)
 
 
 # ---------------------------------------------------------------- sort, argsort
@@ -54,10 +99,18 @@ def _sort_rule(fn, index: bool):
     return rule
 
 
-defop("sort", _sort_rule(np.sort, False), "numpy.sort (params axis, kind, stable, descending)")
-defop("argsort", _sort_rule(np.argsort, True), "numpy.argsort (params axis, kind, stable, descending)")
+def _sort_grad(out, ins, g, axis, kind, stable, descending):
+    fnp = namespace()
+    (x,) = ins
+    idx = fnp.argsort(x, axis=axis, kind=kind, stable=stable, descending=descending)
+    return take_along_axis_T(g, idx, x.shape, axis),
+
+
 # inplace: the out-kernel copies x into out (nothing to copy when out is x) and sorts out in place
-set_attr("sort", "inplace", (0,))
+defop("sort", _sort_rule(np.sort, False), "numpy.sort (params axis, kind, stable, descending)", inplace=(0,),
+      grad=_sort_grad, batch_rule=_along_axis, kernel=kernels.sort, out_kernel=kernels.sort_out)
+defop("argsort", _sort_rule(np.argsort, True), "numpy.argsort (params axis, kind, stable, descending)",
+      grad=no_gradient, batch_rule=_along_axis, kernel=kernels.argsort, out_kernel=kernels.argsort_out)
 
 
 def _sort_params(a, axis, kind, stable, descending, st):
@@ -109,9 +162,18 @@ def _partition_rule(fn, index: bool):
     return rule
 
 
-defop("partition", _partition_rule(np.partition, False), "numpy.partition (params kth, axis, kind)")
-defop("argpartition", _partition_rule(np.argpartition, True), "numpy.argpartition (params kth, axis, kind)")
-set_attr("partition", "inplace", (0,))  # copy into out, partition out in place
+def _partition_grad(out, ins, g, kth, axis, kind):
+    fnp = namespace()
+    (x,) = ins
+    idx = fnp.argpartition(x, kth, axis=axis, kind=kind)
+    return take_along_axis_T(g, idx, x.shape, axis),
+
+
+defop("partition", _partition_rule(np.partition, False), "numpy.partition (params kth, axis, kind)",
+      inplace=(0,),  # copy into out, partition out in place
+      grad=_partition_grad, batch_rule=_along_axis, kernel=kernels.partition, out_kernel=kernels.partition_out)
+defop("argpartition", _partition_rule(np.argpartition, True), "numpy.argpartition (params kth, axis, kind)",
+      grad=no_gradient, batch_rule=_along_axis, kernel=kernels.argpartition, out_kernel=kernels.argpartition_out)
 
 
 def _kth_param(op, kth):
@@ -158,7 +220,8 @@ def _lexsort_rule(inputs, axis):
     return shape, _INTP
 
 
-defop("lexsort", _lexsort_rule, "numpy.lexsort(keys, axis); inputs: the keys, last is primary")
+defop("lexsort", _lexsort_rule, "numpy.lexsort(keys, axis); inputs: the keys, last is primary",
+      grad=no_gradient, kernel=kernels.lexsort, out_kernel=kernels.lexsort_out)
 
 
 def lexsort(keys, axis=-1):
@@ -180,8 +243,16 @@ def _sort_complex_rule(inputs):
     return x.shape, np.sort_complex(probe(x)).dtype
 
 
-defop("sort_complex", _sort_complex_rule, "numpy.sort_complex(a)")
-set_attr("sort_complex", "inplace", (0,))  # only a complex input has the output's itemsize
+def _sort_complex_grad(out, ins, g):
+    fnp = namespace()
+    # only a real input can be differentiated: its sort order is argsort's (the core keeps the real part)
+    (x,) = ins
+    return take_along_axis_T(g, fnp.argsort(x, axis=-1), x.shape, x.ndim - 1),
+
+
+defop("sort_complex", _sort_complex_rule, "numpy.sort_complex(a)",
+      inplace=(0,),  # only a complex input has the output's itemsize
+      grad=_sort_complex_grad, kernel=np.sort_complex, out_kernel=kernels.sort_complex_out)
 
 
 def sort_complex(a):
@@ -190,20 +261,6 @@ def sort_complex(a):
 
 
 # ---------------------------------------------------------------- order statistics
-
-_ORDER_STATS = {name: getattr(np, name) for name in
-                ("median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile")}
-
-
-def order_stat_call(name, a, q, weights, axis, keepdims, method):
-    """Call NumPy's ``name`` with normalised params (shared by the rule and the kernel)."""
-    fn = _ORDER_STATS[name]
-    ax = axis if axis is None or len(axis) != 1 else axis[0]
-    if "median" in name:
-        return fn(a, axis=ax, keepdims=keepdims)
-    kw = {} if weights is None else {"weights": weights}
-    return fn(a, q, axis=ax, keepdims=keepdims, method=method, **kw)
-
 
 @functools.cache
 def _nan_q_moves_axes() -> bool:
@@ -287,8 +344,149 @@ def _order_stat_rule(name: str):
     return rule
 
 
+#: the continuous methods: (alpha, beta) of Hyndman & Fan's virtual index (linear: (n - 1) * q, NumPy's form)
+_CONTINUOUS = {"linear": None, "interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5), "weibull": (0.0, 0.0),
+               "median_unbiased": (1 / 3.0, 1 / 3.0), "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+
+
+def _positions(f, n, method):
+    """``(prev, next, gamma, slope, interior)``: the sorted positions NumPy's
+    ``method`` reads for quantile ``f`` of ``n`` values and the weight of
+    ``next``; for the continuous methods also d(virtual index)/df and where
+    the index is not clamped to an end (else None)."""
+    fnp = namespace()
+    nm1 = n - 1
+    if method in ("lower", "higher", "nearest", "inverted_cdf", "closest_observation"):  # one position
+        if method in ("lower", "higher", "nearest"):
+            i = {"lower": fnp.floor, "higher": fnp.ceil, "nearest": fnp.rint}[method](nm1 * f)
+        else:
+            v = n * f - 1 if method == "inverted_cdf" else n * f - 1 - 0.5
+            p = fnp.floor(v)
+            at_p = (v - p == 0) if method == "inverted_cdf" else (v - p == 0) & (fnp.remainder(p, 2) == 1)
+            i = fnp.maximum(fnp.where(at_p, p, p + 1), 0)
+        return i, i, None, None, None
+    slope = None
+    if method in _CONTINUOUS:
+        ab = _CONTINUOUS[method]
+        if ab is None:
+            vi, slope = nm1 * f, nm1
+        else:
+            a, b = ab
+            vi, slope = n * f + (a + f * (1 - a - b)) - 1, n + (1 - a - b)
+    elif method == "midpoint":
+        v = nm1 * f
+        vi = 0.5 * (fnp.floor(v) + fnp.ceil(v))
+    elif method == "averaged_inverted_cdf":
+        vi = n * f - 1
+    else:
+        raise ValueError(f"unknown quantile method {method!r}")
+    lo = fnp.floor(vi)
+    above, below = vi >= nm1, vi < 0
+    prev = fnp.where(above, nm1, fnp.where(below, 0, lo))
+    nxt = fnp.where(above, nm1, fnp.where(below, 0, lo + 1))
+    if method == "midpoint":
+        gamma = fnp.where(fnp.remainder(vi, 1) == 0, 0.0, 0.5)
+    elif method == "averaged_inverted_cdf":
+        gamma = fnp.where(vi - lo == 0, 0.5, 1.0)
+    else:
+        gamma = vi - lo
+    return prev, nxt, gamma, slope, ~above & ~below
+
+
+def _weighted_position(f, n, ws, lq):
+    """inverted_cdf with weights ``ws`` (sorted with the lanes): the first
+    position whose normalised cumulative weight reaches ``f``, as NumPy's
+    searchsorted on the cdf (leading zero weights skipped)."""
+    fnp = namespace()
+    cdf = fnp.cumsum(ws.astype(np.float64), axis=-1)
+    cdf = cdf / cdf[..., -1:]
+    if f.dtype.kind == "f":
+        cdf = cdf.astype(f.dtype)
+    cdf = fnp.where(cdf == 0, -1.0, cdf)
+    cdf = fnp.reshape(cdf, (1,) * lq + cdf.shape)
+    below = fnp.sum(cdf < fnp.expand_dims(f, -1), axis=-1)  # qs + rest
+    return fnp.minimum(below, n - 1)
+
+
+def _order_stat_grad(name: str):
+    nan = name.startswith("nan")
+    has_q = "median" not in name
+    scale = 100.0 if "percentile" in name else 1.0
+
+    def rule(out, ins, g, axis, keepdims, method="linear", weighted=False):
+        fnp = namespace()
+        x = ins[0]
+        if x.size == 0 or g.size == 0:
+            return (None,) * len(ins)
+        # lanes: the reduced axes moved last and merged, shape rest + (N,)
+        axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+        others = tuple(k for k in range(x.ndim) if k not in axes)
+        rest, red = tuple(x.shape[k] for k in others), tuple(x.shape[k] for k in axes)
+        N = int(np.prod(red, dtype=np.int64))
+        perm = others + axes
+        xt = fnp.reshape(fnp.transpose(x, perm), rest + (N,))
+        if has_q:
+            q = ins[1]
+            f = q / scale if scale != 1.0 else q
+        else:
+            q, f = None, fnp.asarray(np.float64(0.5))  # the median is the linear 0.5-quantile
+        qs = tuple(f.shape)
+        lq, lr = len(qs), len(rest)
+        f = fnp.reshape(f, qs + (1,) * lr)
+        idx = fnp.argsort(xt, axis=-1)
+        bshape = (1,) * lq + rest + (N,)
+        idx_b = fnp.reshape(idx, bshape)
+        # g in NumPy's layout (a nan-form's own, for a 2-d q and several axes)
+        # back to q's axes, then the kept ones
+        layout = [k for k in order_stat_layout(name, x.ndim, axis, lq, keepdims, weighted) if k is not None]
+        if layout != sorted(layout):
+            plain = qs + rest
+            g = fnp.transpose(fnp.reshape(g, tuple(plain[k] for k in layout)),
+                              tuple(int(k) for k in np.argsort(layout)))
+        ge = fnp.reshape(g, qs + rest)
+        if nan:
+            n = fnp.reshape(fnp.sum(~fnp.isnan(xt), axis=-1), (1,) * lq + rest)  # NaNs sort last
+            ge = fnp.where(n > 0, ge, 0.0)
+        else:
+            n = N
+        if weighted:
+            w = ins[2]
+            wt = fnp.reshape(fnp.transpose(w, perm), rest + (N,)) if w.shape == x.shape else w
+            ws = fnp.take_along_axis(wt, idx, axis=-1) if w.shape == x.shape else fnp.take(wt, idx)
+            if nan:
+                ws = fnp.where(fnp.isnan(fnp.take_along_axis(xt, idx, axis=-1)), 0.0, ws)
+            prev = nxt = _weighted_position(f, n, ws, lq)
+            gamma = slope = interior = None
+        else:
+            prev, nxt, gamma, slope, interior = _positions(f, n, method)
+
+        def read(pos):  # each position's index in the lane (shape qs + rest + (1,))
+            return fnp.take_along_axis(idx_b, fnp.expand_dims(pos.astype(np.intp), -1), axis=-1)
+
+        def back(values, pos):
+            return take_along_axis_T(fnp.expand_dims(values, -1), read(pos), bshape, lq + lr)
+
+        if gamma is None:
+            gl = back(ge, prev)
+        else:
+            gl = back(ge * (1.0 - gamma), prev) + back(ge * gamma, nxt)
+        gx = fnp.transpose(fnp.reshape(gl, rest + red), tuple(int(k) for k in np.argsort(perm)))
+        grads = [gx] + [None] * (len(ins) - 1)
+        if q is not None and slope is not None:
+            s_b = fnp.reshape(fnp.sort(xt, axis=-1), bshape)
+
+            def value(pos):
+                return fnp.take_along_axis(s_b, fnp.expand_dims(pos.astype(np.intp), -1), axis=-1)[..., 0]
+
+            dq = fnp.where(interior, ge * (value(nxt) - value(prev)) * slope, 0.0) / scale
+            grads[1] = fnp.sum(dq, axis=tuple(range(lq, lq + lr))) if lr else dq
+        return tuple(grads)
+    return rule
+
+
 for _name in _ORDER_STATS:
-    defop(_name, _order_stat_rule(_name), f"numpy.{_name} (params axis, keepdims[, method, weighted])")
+    defop(_name, _order_stat_rule(_name), f"numpy.{_name} (params axis, keepdims[, method, weighted])",
+          grad=_order_stat_grad(_name), kernel=kernels.order_stat(_name), out_kernel=kernels.order_stat_out(_name))
 
 
 def _order_stat(name, a, q, axis, out, keepdims, method="linear", weights=None):
@@ -342,12 +540,6 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 # ---------------------------------------------------------------- unique
 
-def _ns():
-    from .. import numpy as fnp  # late: the namespace is built from these modules
-
-    return fnp
-
-
 def _constants(result, st):
     """NumPy's result (an array, a tuple or a named tuple of arrays) as lazy constants, same structure."""
     if isinstance(result, np.ndarray):
@@ -369,8 +561,6 @@ def _unique(name: str, ar, flags: tuple, size, fill_value, numpy_call):
         try:
             return _constants(numpy_call(value), st)
         except (ValueError, TypeError, IndexError) as e:  # NumPy's AxisError and the like, at the user's line
-            from ..errors import also
-
             raise error_at(also(type(e)), name, str(e)) from None
     return _sized_unique(name, node, st, *flags, static_size(size, name), fill_value)
 
@@ -382,7 +572,7 @@ def _sized_unique(name, node, st, return_index, return_inverse, return_counts, e
     with 0; the inverse is whole.  A stable argsort, a mask of the first of
     each run of equal values (NaNs equal when ``equal_nan``), and the sized
     nonzero of that mask."""
-    fnp = _ns()
+    fnp = namespace()
     flat = fnp.ravel(Tensor(node, st))
     n = flat.shape[0]
     if n == 0:

@@ -50,8 +50,6 @@ def _assign(target_dtype, value, fn: str):
 
 def _complex(re, im, dtype):
     """The complex array with parts ``re`` and ``im``, exactly, in ``dtype``."""
-    from .elementwise import make_complex
-
     c = make_complex(re, im)
     return c if c.dtype == dtype else c.astype(dtype)
 

@@ -1,11 +1,46 @@
-"""NumPy kernels for the sorting ops: NumPy itself, with the user's ``kind``."""
+"""The reference NumPy kernels of the sorting ops (``ops/sorting.py`` declares
+them): NumPy itself, with the user's ``kind``."""
 import math
 
 import numpy as np
 
-from ...ops.sorting import _ORDER_STATS, order_stat_call
-from ...registry import set_attr
-from .indexing import CHUNK, into, pieces
+#: the out-kernels' pieces hold about this many elements (tests make it tiny)
+CHUNK = 1 << 14
+
+_ORDER_STATS = {name: getattr(np, name) for name in
+                ("median", "nanmedian", "percentile", "nanpercentile", "quantile", "nanquantile")}
+
+
+def order_stat_call(name, a, q, weights, axis, keepdims, method):
+    """Call NumPy's ``name`` with normalised params (shared by the rule and the kernel)."""
+    fn = _ORDER_STATS[name]
+    ax = axis if axis is None or len(axis) != 1 else axis[0]
+    if "median" in name:
+        return fn(a, axis=ax, keepdims=keepdims)
+    kw = {} if weights is None else {"weights": weights}
+    return fn(a, q, axis=ax, keepdims=keepdims, method=method, **kw)
+
+
+def into(out, value):
+    """Copy a kernel's result into ``out`` (the fallback for what NumPy cannot write in place)."""
+    np.copyto(out, value)
+    return out
+
+
+def pieces(out, piece, axis=0):
+    """Fill ``out`` a few slabs along ``axis`` at a time: ``piece(s)`` returns
+    the values of ``out[..., s, ...]`` for a slice ``s`` of that axis.  Each
+    piece holds about CHUNK elements (at least one slab).  (The indexing
+    family's out-kernels have the same helper, with a ``write`` form.)"""
+    if out.ndim <= axis or out.size == 0:
+        return into(out, piece(slice(None)))
+    n = out.shape[axis]
+    step = max(1, CHUNK // (out.size // n))
+    lead = (slice(None),) * axis
+    for i in range(0, n, step):
+        s = slice(i, min(i + step, n))
+        np.copyto(out[lead + (s,)], piece(s))
+    return out
 
 
 def _flat(x, axis):
@@ -14,7 +49,7 @@ def _flat(x, axis):
     return (x.reshape(-1), 0) if axis is None else (x, axis)
 
 
-def _sort(x, axis, kind, stable, descending):
+def sort(x, axis, kind, stable, descending):
     x, axis = _flat(x, axis)
     if not descending:
         return np.sort(x, axis=axis, kind=kind, stable=stable)
@@ -22,7 +57,7 @@ def _sort(x, axis, kind, stable, descending):
     return np.flip(np.sort(np.flip(x, axis), axis=axis, kind="stable"), axis)
 
 
-def _argsort(x, axis, kind, stable, descending):
+def argsort(x, axis, kind, stable, descending):
     x = np.asarray(x)
     if not descending:
         return np.argsort(x, axis=axis, kind=kind, stable=stable)
@@ -31,7 +66,20 @@ def _argsort(x, axis, kind, stable, descending):
     return (x.shape[axis] - 1) - np.flip(idx, axis)
 
 
-def _order_stat(name):
+def partition(x, kth, axis, kind):
+    return np.partition(x, kth, axis=axis, kind=kind)
+
+
+def argpartition(x, kth, axis, kind):
+    return np.argpartition(x, kth, axis=axis, kind=kind)
+
+
+def lexsort(*keys, axis):
+    return np.lexsort(keys, axis=axis)
+
+
+def order_stat(name):
+    """The kernel of order statistic ``name`` (median, quantile, ...): NumPy's own."""
     def kernel(a, *rest, axis, keepdims, method=None, weighted=False):
         q = rest[0] if rest else None
         r = order_stat_call(name, a, q, rest[1] if weighted else None, axis, keepdims, method)
@@ -44,16 +92,6 @@ def _order_stat(name):
             r = np.asarray(r).astype(np.asarray(usual).dtype, copy=False)
         return r
     return kernel
-
-
-set_attr("sort", "numpy_kernel", _sort)
-set_attr("argsort", "numpy_kernel", _argsort)
-set_attr("partition", "numpy_kernel", lambda x, kth, axis, kind: np.partition(x, kth, axis=axis, kind=kind))
-set_attr("argpartition", "numpy_kernel", lambda x, kth, axis, kind: np.argpartition(x, kth, axis=axis, kind=kind))
-set_attr("lexsort", "numpy_kernel", lambda *keys, axis: np.lexsort(keys, axis=axis))
-set_attr("sort_complex", "numpy_kernel", np.sort_complex)
-for _name in _ORDER_STATS:
-    set_attr(_name, "numpy_kernel", _order_stat(_name))
 
 
 # ---------------------------------------------------------------- out-kernels
@@ -87,7 +125,7 @@ def _reverse(a, axis):
                 np.copyto(hi, keep)
 
 
-def _sort_out(x, out, axis, kind, stable, descending):
+def sort_out(x, out, axis, kind, stable, descending):
     x = np.asarray(x)
     ax = 0 if axis is None else axis  # axis=None: out is the flattened array
     if np.may_share_memory(out, x):  # in place: out is x's own buffer
@@ -104,7 +142,7 @@ def _sort_out(x, out, axis, kind, stable, descending):
     return out
 
 
-def _partition_out(x, out, kth, axis, kind):
+def partition_out(x, out, kth, axis, kind):
     x = np.asarray(x)
     if not np.may_share_memory(out, x):
         np.copyto(out.reshape(x.shape), x)  # axis=None: np.partition partitions the flattened copy
@@ -125,7 +163,11 @@ def _lanes(kernel):
     return run
 
 
-def _lexsort_out(*keys, out, axis):
+argsort_out = _lanes(argsort)
+argpartition_out = _lanes(argpartition)
+
+
+def lexsort_out(*keys, out, axis):
     xs = [np.asarray(k) for k in keys]
     if axis is None or xs[0].ndim < 2:
         return into(out, np.lexsort(keys, axis=axis))
@@ -134,7 +176,7 @@ def _lexsort_out(*keys, out, axis):
     return pieces(out, lambda s: np.lexsort([x[lead + (s,)] for x in xs], axis=axis), axis=k)
 
 
-def _sort_complex_out(a, out):
+def sort_complex_out(a, out):
     """np.sort_complex: sort a copy, then cast to complex."""
     a = np.asarray(a)
     if a.dtype.kind in "biuc":
@@ -154,7 +196,7 @@ def _sort_complex_out(a, out):
     return out
 
 
-def _order_stat_out(name):
+def order_stat_out(name):
     """NumPy's own ``out=`` (its result is written there; NumPy still copies
     the input it partitions, as the plain kernel does)."""
     fn = _ORDER_STATS[name]
@@ -170,12 +212,3 @@ def _order_stat_out(name):
     return kernel
 
 
-set_attr("sort", "numpy_out_kernel", _sort_out)
-set_attr("argsort", "numpy_out_kernel", _lanes(_argsort))
-set_attr("partition", "numpy_out_kernel", _partition_out)
-set_attr("argpartition", "numpy_out_kernel",
-         _lanes(lambda x, kth, axis, kind: np.argpartition(x, kth, axis=axis, kind=kind)))
-set_attr("lexsort", "numpy_out_kernel", _lexsort_out)
-set_attr("sort_complex", "numpy_out_kernel", _sort_complex_out)
-for _name in _ORDER_STATS:
-    set_attr(_name, "numpy_out_kernel", _order_stat_out(_name))

@@ -1,7 +1,8 @@
-"""NumPy kernels for the reductions and scans: NumPy's own functions, called
-with the node's params, so results are bit-identical to NumPy's.
+"""The reference NumPy kernels of the reductions and scans (``ops/reduction.py``
+declares them): NumPy's own functions, called with the node's params, so
+results are bit-identical to NumPy's.
 
-Out-forms (``numpy_out_kernel``) write into the engine's C-contiguous buffer,
+Out-forms (``out_kernel``) write into the engine's C-contiguous buffer,
 bit-identical to the kernels:
 
 * reductions pass ``out=`` to the same NumPy function (a 0-d ``out`` for full
@@ -21,10 +22,53 @@ import warnings
 
 import numpy as np
 
-from ...ops.reduction import SPEC, call, unwrap
-from ...registry import set_attr
+from ..symbol import Const, Scalar
 
 _NoValue = np._NoValue
+
+# ---------------------------------------------------------------- op table
+
+#: op name -> (NumPy function, kind, name of the optional second input)
+#: kinds: "reduce" (axis tuple), "arg" (axis int/None), "scan" (cumsum-like),
+#: "cumulative" (Array API cumulative_sum-like)
+SPEC: dict[str, tuple] = {}
+for _n in ("sum", "prod", "mean", "var", "std", "max", "min", "all", "any",
+           "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"):
+    SPEC[_n] = (getattr(np, _n), "reduce", "where")
+for _n in ("ptp", "count_nonzero"):
+    SPEC[_n] = (getattr(np, _n), "reduce", None)
+SPEC["average"] = (np.average, "reduce", "weights")
+for _n in ("argmax", "argmin", "nanargmax", "nanargmin"):
+    SPEC[_n] = (getattr(np, _n), "arg", None)
+for _n in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+    SPEC[_n] = (getattr(np, _n), "scan", None)
+for _n in ("cumulative_sum", "cumulative_prod"):
+    SPEC[_n] = (getattr(np, _n), "cumulative", None)
+
+
+def unwrap(value):
+    """A stored ``initial`` as NumPy expects it (Scalar/Const -> value)."""
+    if isinstance(value, Scalar):
+        return value.value
+    if isinstance(value, Const):
+        return value.array[()] if value.array.ndim == 0 else value.array
+    return value
+
+
+def call(op: str, arrays, params: dict):
+    """Run NumPy's function for ``op`` on ``arrays`` (input, optional extra)."""
+    fn, _, extra = SPEC[op]
+    kw = dict(params)
+    output = kw.pop("output", None)
+    if output is not None:  # average(returned=True): one node per output
+        kw["returned"] = True
+    if "initial" in kw:
+        kw["initial"] = unwrap(kw["initial"])
+    if len(arrays) > 1:
+        kw[extra] = arrays[1]
+    out = fn(arrays[0], **kw)
+    return out if output is None else out[output]
+
 
 
 def _kernel(op: str):
@@ -208,18 +252,19 @@ def _scan_out(op: str):
     return run
 
 
-# ---------------------------------------------------------------- registration
+# ---------------------------------------------------------------- the kernels of each op
 
-for _op, (_fn, _kind, _) in SPEC.items():
-    set_attr(_op, "numpy_kernel", _kernel(_op))
-    if _op == "count_nonzero":
-        _out = _count_nonzero_out
-    elif _op == "average":
-        _out = _average_out
-    elif _op in ("nanmax", "nanmin"):
-        _out = _nan_extreme_out(_op)
-    elif _kind in ("scan", "cumulative"):
-        _out = _scan_out(_op)
+def kernels(op: str) -> tuple:
+    """``(kernel, out_kernel)`` of op ``op``."""
+    kind = SPEC[op][1]
+    if op == "count_nonzero":
+        out = _count_nonzero_out
+    elif op == "average":
+        out = _average_out
+    elif op in ("nanmax", "nanmin"):
+        out = _nan_extreme_out(op)
+    elif kind in ("scan", "cumulative"):
+        out = _scan_out(op)
     else:
-        _out = _reduce_out(_op)
-    set_attr(_op, "numpy_out_kernel", _out)
+        out = _reduce_out(op)
+    return _kernel(op), out
