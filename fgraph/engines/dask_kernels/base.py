@@ -202,6 +202,8 @@ def whole(ctx, node, *args):
     return tiled(Kernel.of(node), node.shape, node.dtype, args, [(None,) * ndim_of(a) for a in args])
 
 
+# ---------------------------------------------------------------- reshaping dask arrays
+
 def reshape(x, shape):
     """``da.reshape``, which refuses reshapes that split or merge axes
     unevenly: then the axes past the common leading ones are made whole."""
@@ -231,6 +233,8 @@ def flat(x):
     """``x`` as one axis."""
     return reshape(x, (x.size,))
 
+
+# ---------------------------------------------------------------- lowerings several families share
 
 def reduce_whole(node, x, axes, keepdims: bool, extras=(), lead=None, masks=False):
     """NumPy's own reduction (the op's kernel) on blocks whose reduced
