@@ -21,6 +21,7 @@ use it to check everything but the generated CUDA without a GPU.
 from __future__ import annotations
 
 from ..devices import use
+from ..registry import kernel_attrs
 from ..tree import flatten, unflatten
 from .cupy_kernels import check_graph
 from .executable import Executable
@@ -82,7 +83,7 @@ class CupyEngine(ArrayEngine):
     """Graphs on an NVIDIA GPU through CuPy (``device``: a CupyDevice by default)."""
 
     name = "cupy"
-    kernel_attr = "cupy_kernel"
+    kernels = kernel_attrs("cupy")
     executable = CupyExecutable
 
     def __init__(self, device=None, cache_bytes: int = 256 << 20):

@@ -11,10 +11,12 @@ are fused into the element-wise group they reduce over any axes
 block, a fused reduction reduces each block's cache-sized pieces as it
 computes them, which is where the engine beats the same computation written
 by hand in dask.array.  ``chunks`` defaults to dask's "auto" with blocks of
-about 16 MiB (``dask_lowering.AUTO_BYTES``).  Each
-op lowers through its ``dask_lowering`` attribute (see dask_lowering.py);
-an op without one is refused when the graph is compiled, naming the op and
-the line that made it.  Every call lowers the graph again on the new feeds
+about 16 MiB (``dask_kernels.AUTO_BYTES``).  Each
+op lowers through its ``dask_lowering`` attribute, registered with
+``override("dask", op, fn)`` (see ``dask_kernels/``, one module per op
+family); an op without one, or whose lowering is ``Refused``, is refused
+when the graph is compiled, naming the op, the reason and the line that
+made it.  Every call lowers the graph again on the new feeds
 (cheap: dask graphs are lazy) and computes all outputs and updates in one
 ``dask.compute`` (or one ``client.compute``), so shared work is done once.
 """
@@ -31,12 +33,14 @@ import numpy as np
 from ..cache import ResultCache
 from ..errors import FgraphError, format_location
 from ..symbol import error_at, make_node, no_gc
-from ..registry import Refused, attr_table, get_attr
-from . import dask_lowering as lowering
+from ..registry import Refused, attr_table, get_attr, kernel_attrs
+from . import dask_kernels as lowering
+from .dask_kernels.elementwise import elementwise
 from .executable import Runner
 from .program import may_alias, order_below
 
-_LOWERINGS = attr_table("dask_lowering")
+DASK, NUMPY = kernel_attrs("dask"), kernel_attrs("numpy")
+_LOWERINGS = attr_table(DASK.kernel)
 _LEAVES = ("placeholder", "variable")
 
 
@@ -56,12 +60,14 @@ def lowering_of(node):
     """The node's lowering: its op's ``dask_lowering``, or the element-wise one
     for an op that says ``elementwise=True`` and has a NumPy kernel."""
     fn = _LOWERINGS.get(node.op)
-    if fn is None and get_attr(node.op, "elementwise", False) and get_attr(node.op, "numpy_kernel", None):
-        fn = lowering.elementwise
-    if fn is None or isinstance(fn, Refused):
-        why = f"cannot run on the dask engine: {fn.reason}" if fn is not None else \
-            "has no Dask lowering (no 'dask_lowering' attribute): the dask engine cannot run it"
-        raise FgraphError(f"op {node.op!r} {why}\n  node made at {format_location(node.where)}")
+    if fn is None and get_attr(node.op, "elementwise", False) and get_attr(node.op, NUMPY.kernel, None):
+        fn = elementwise
+    if isinstance(fn, Refused):
+        raise FgraphError(f"{node.op}: the dask engine cannot run it: {fn.reason}\n"
+                          f"  node made at {format_location(node.where)}")
+    if fn is None:
+        raise FgraphError(f"op {node.op!r} has no Dask lowering (no {DASK.kernel!r} attribute): the dask engine "
+                          f"cannot run it\n  node made at {format_location(node.where)}")
     return fn
 
 
@@ -340,5 +346,3 @@ class DaskEngine:
             return n.param("value").array
         return known[id(n)]
 
-
-from . import dask_control  # noqa: E402,F401  (the loops' lowerings: they lower bodies with Lowered, above)

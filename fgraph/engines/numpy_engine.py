@@ -1,12 +1,13 @@
 """The NumPy engine (the default, embedded CPU engine), and ``ArrayEngine``,
 the device-generic engine it is an instance of.
 
-An ``ArrayEngine`` is a device (``fgraph.devices``) and a kernel attribute
-(``numpy_kernel``, ``cupy_kernel``): ``compile`` plans one arena on the
-device and returns an ``Executable``; ``evaluate`` runs nodes outside a
-compiled graph and memoises the results by structural key.  It reaches the
-device only through the device interface, so another device needs only
-its kernels (the CuPy engine is this class with ``CupyDevice``).
+An ``ArrayEngine`` is a device (``fgraph.devices``) and the attribute names
+of an engine's kernels (``kernels = kernel_attrs("numpy")``, or ``"cupy"``):
+``compile`` plans one arena on the device and returns an ``Executable``;
+``evaluate`` runs nodes outside a compiled graph and memoises the results
+by structural key.  It reaches the device only through the device
+interface, so another device needs only its kernels (the CuPy engine is
+this class with ``CupyDevice``).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..devices import HOST, use
 from ..devices.base import current
 from ..errors import FgraphError
 from ..eager import pending_arrays
+from ..registry import kernel_attrs
 from ..symbol import error_at, known_value
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
@@ -30,8 +32,13 @@ class ArrayEngine:
     """Graphs compiled and evaluated on ``device`` with the ``kernel_attr`` kernels."""
 
     name = "array"
-    kernel_attr = "numpy_kernel"
+    kernels = kernel_attrs("numpy")  # the attribute names of the engine's kernels (registry.override)
     executable = Executable
+
+    @property
+    def kernel_attr(self) -> str:
+        """The main kernel attribute (``numpy_kernel``, ``cupy_kernel``) the programs run."""
+        return self.kernels.kernel
 
     def __init__(self, device, cache_bytes: int = 1 << 20):
         self.device = device
@@ -122,7 +129,7 @@ class NumpyEngine(ArrayEngine):
     """The embedded CPU engine: NumPy kernels on host memory."""
 
     name = "numpy"
-    kernel_attr = "numpy_kernel"
+    kernels = kernel_attrs("numpy")
 
     def __init__(self, cache_bytes: int = 1 << 20):
         super().__init__(HOST, cache_bytes)  # the host device kernels see when no engine made another current

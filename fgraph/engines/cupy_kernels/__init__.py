@@ -1,8 +1,11 @@
-"""CuPy kernels, attached to the ops as ``cupy_kernel`` / ``cupy_out_kernel``.
+"""CuPy kernels, registered with ``override("cupy", op, ...)`` (the ops'
+``cupy_kernel`` / ``cupy_out_kernel`` attributes), one module per op family.
 
 Kernels are written once against the array module where NumPy and CuPy
-agree, and specialised where they differ.  Every op has one route (the
-table is ``support.COVERAGE``; ``support.table()`` lists it):
+agree, and specialised where they differ.  Every op has one route, kept as
+its ``cupy_route`` attribute with the audit facts (``cupy_note``,
+``cupy_needs``, ``cupy_refuse``; ``support.COVERAGE`` is a read-only view
+of them, ``support.table()`` lists it):
 
 =============  =============================================================
 route          ops

@@ -12,8 +12,14 @@ import numpy as np
 
 from ...devices import current
 from ...registry import get_attr
-from ..numpy_kernels.creation import _as_setitem
-from .support import cupy, dispatch, xp
+from .support import NUMPY, cupy, dispatch, xp
+
+
+def _as_setitem(value, dtype):
+    """What arange's C setitem stores: a NumPy scalar of another dtype is
+    converted through Python (int(), float(), complex()), not cast (as the
+    NumPy kernel does)."""
+    return value.item() if isinstance(value, np.generic) and value.dtype != dtype else value
 
 
 def _zeros(*, shape, dtype):
@@ -81,7 +87,7 @@ def _arange_out(*, out, shape, dtype, start, stop, step):
 
 def _on_host(op: str):
     """Run NumPy's kernel on host copies of the inputs, upload the result."""
-    kernel = get_attr(op, "numpy_kernel")
+    kernel = get_attr(op, NUMPY.kernel)
 
     def run(*args, **params):
         dev = current()
@@ -101,8 +107,8 @@ def _indices(*, dimensions, dtype, output=None):
     return m.arange(dimensions[output], dtype=dtype).reshape(shape)
 
 
-cupy("zeros", _zeros, get_attr("zeros", "numpy_out_kernel"), "xp.zeros; out: out.fill(0)")
-cupy("ones", _ones, get_attr("ones", "numpy_out_kernel"), "xp.ones; out: out.fill(1)")
+cupy("zeros", _zeros, get_attr("zeros", NUMPY.out), "xp.zeros; out: out.fill(0)")
+cupy("ones", _ones, get_attr("ones", NUMPY.out), "xp.ones; out: out.fill(1)")
 cupy("full", _full, _full_out, "xp.empty + xp.copyto of the (uploaded) fill value")
 cupy("arange", _arange, _arange_out, "NumPy's fill recipe on the device (complex, bool, float16: NumPy's "
      "values, uploaded)")

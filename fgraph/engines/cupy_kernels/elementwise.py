@@ -10,8 +10,12 @@ compiled to CUDA instead (``codegen``).
 import numpy as np
 
 from ...ops.elementwise import UFUNCS
-from ..numpy_kernels.elementwise import _astype_into, _complex_into
-from .support import cupy, dispatch, xp
+from ...registry import get_attr
+from .support import NUMPY, cupy, dispatch, xp
+
+#: the NumPy out-kernels these reuse: copyto into out (dispatches to CuPy)
+_astype_into = get_attr("astype", NUMPY.out)
+_complex_into = get_attr("complex", NUMPY.out)
 
 
 def _astype(x, dtype, casting="unsafe"):
@@ -47,7 +51,7 @@ def _round_out(a, out, decimals=0):
 def _complex(re, im, dtype):
     # the parts copied into views of a device array (NumPy's kernel allocates on the host)
     shape = np.broadcast_shapes(*(getattr(v, "shape", ()) for v in (re, im)))
-    return _complex_into(re, im, xp().empty(shape, dtype))
+    return _complex_into(re, im, out=xp().empty(shape, dtype))
 
 
 def _constant(*, value):

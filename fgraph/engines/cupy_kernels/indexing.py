@@ -7,10 +7,18 @@ reduction and one device-to-host sync per index array.  The NumPy kernels
 index ``np.asarray(x)`` (refused for device arrays) and pass modes CuPy
 lacks, so most ops here have kernels of their own, written against ``xp()``.
 """
+from functools import lru_cache
+
 import numpy as np
 
-from ..numpy_kernels.indexing import _scatter_key, _slice_key
+from ...ops.indexing import slice_key
 from .support import cupy, dispatch, xp
+
+
+@lru_cache(maxsize=4096)
+def _slice_key(key):
+    # a trailing Ellipsis makes NumPy return a 0-d view, not a scalar copy (as the NumPy kernel does)
+    return slice_key(key) + (Ellipsis,)
 
 
 def _check_range(ind, lo: int, hi: int, what: str) -> None:
@@ -28,6 +36,7 @@ def _slice(x, key):
 
 
 def _advanced_key(idx, key, front):
+    """The NumPy key of an ``advanced_index`` (and of the matching ``scatter_add``/``setitem``)."""
     it = iter(idx)
     k = [slice(None) if e is None else next(it) if e == "a" else e for e in key]
     if front:  # keep the advanced indices separated, as in the user's key (NumPy puts their dims first)
@@ -190,7 +199,7 @@ def _scatter_add(values, *idx, shape, key, front):
         for p, e in enumerate(key):
             if e == "a":
                 _check_range(next(it), -shape[p], shape[p], f"scatter_add index for axis {p}")
-    where = _scatter_key(idx, key, front)
+    where = _advanced_key(idx, key, front)
     at = getattr(m.add, "at", None)
     if at is not None:
         at(out, where, values)  # unbuffered: repeated indices accumulate

@@ -1,6 +1,6 @@
 """The neural-network ops (``fgraph/ops/nn.py``) on the CuPy engine.
 
-The NumPy kernels of these ops (``numpy_kernels/nn.py``) are written
+The NumPy kernels of these ops (their ``numpy_kernel``, read from the registry) are written
 against ``xp()``: every scratch buffer, product (``xp.matmul(out=)``: cuBLAS
 on a GPU), copy and fill goes through the current device's array module, so
 the CuPy engine runs those same kernels, out-forms included, and on the
@@ -26,9 +26,9 @@ import threading
 
 import numpy as np
 
-from ...registry import get_attr, set_attr
+from ...registry import get_attr
 from . import codegen
-from .support import cupy, xp
+from .support import NUMPY, cupy, xp
 
 #: what the shared kernels need of the array module beyond the basics every CuPy has
 _GEMM = ("matmul", "ascontiguousarray", "copyto", "may_share_memory")
@@ -38,10 +38,8 @@ def _shared(op: str, note: str, needs=()) -> None:
     """``op`` runs the shared kernel (written against ``xp()``) and its
     out-form; the scratch the out-form takes (``workspace=``) is planned in
     the device arena as on the host (the same sizer)."""
-    cupy(op, get_attr(op, "numpy_kernel"), get_attr(op, "numpy_out_kernel"), note, needs=needs)
-    sizer = get_attr(op, "numpy_workspace", None)
-    if sizer is not None:
-        set_attr(op, "cupy_workspace", sizer)
+    cupy(op, get_attr(op, NUMPY.kernel), get_attr(op, NUMPY.out), note, needs=needs,
+         workspace=get_attr(op, NUMPY.workspace, None))
 
 
 _shared("conv2d", "the shared im2col kernel against xp(): xp.matmul(out=) per chunk (cuBLAS); scratch in the "
@@ -87,7 +85,7 @@ def erf_out(x, *, out):
     m = xp()
     k = _erf_kernel(m) if out.dtype in (np.float32, np.float64) else None
     if k is None:
-        return get_attr("erf", "numpy_out_kernel")(x, out=out)
+        return get_attr("erf", NUMPY.out)(x, out=out)
     k(m.asarray(x), out)
     return out
 

@@ -2,8 +2,7 @@
 arrays bounds-checked first (CuPy wraps out-of-range indices silently).
 Repeated indices: CUDA gives no order among the writes to one element, so
 which value wins may differ from NumPy's last-write-wins."""
-from ..numpy_kernels.indexing import _scatter_key, _slice_key
-from .indexing import _check_range
+from .indexing import _advanced_key, _check_range, _slice_key
 from .support import cupy, xp
 
 
@@ -19,7 +18,7 @@ def _setitem(x, value, *idx, key, adv, front):
     for p, e in enumerate(adv):
         if e == "a":
             _check_range(next(it), -region.shape[p], region.shape[p], f"setitem index for axis {p}")
-    region[_scatter_key(idx, adv, front)] = value
+    region[_advanced_key(idx, adv, front)] = value
     return out
 
 

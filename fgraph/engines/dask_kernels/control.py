@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import dask.array as da
 
-from ..errors import FgraphError, format_location
-from ..registry import set_attr
+from ...registry import Refused, override
 
 _MEMO_MAX = 64
 
@@ -24,7 +23,7 @@ _MEMO_MAX = 64
 def _run(ctx, body, args) -> list:
     """The body's results lowered on dask arrays ``args`` (its inputs, in order);
     the body's nodes are ordered and their lowerings looked up once per compile."""
-    from .dask_engine import Lowered
+    from ..dask_engine import Lowered  # (the engine imports this package: a cycle at import time)
 
     bodies = ctx.__dict__.setdefault("_control_bodies", {})
     low = bodies.get(body)
@@ -82,12 +81,8 @@ def _switch(ctx, node, index, *args):
     return _memo(ctx, node, (index,) + args, compute)
 
 
-def _while(ctx, node, *args):
-    raise FgraphError("while_loop: the dask engine builds its whole graph before anything runs, and this loop's "
-                      "trip count depends on the data; use fori_loop with Python int bounds or scan (a known "
-                      "trip count), or the numpy engine\n  node made at " + format_location(node.where))
-
-
-set_attr("scan", "dask_lowering", _scan)
-set_attr("switch", "dask_lowering", _switch)
-set_attr("while_loop", "dask_lowering", _while)
+override("dask", "scan", _scan)
+override("dask", "switch", _switch)
+override("dask", "while_loop", Refused(
+    "it builds its whole graph before anything runs, and this loop's trip count depends on the data; use "
+    "fori_loop with Python int bounds or scan (a known trip count), or the numpy engine"))
