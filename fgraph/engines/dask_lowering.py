@@ -957,7 +957,7 @@ class SpaceBlock:
         return np.moveaxis(np.asarray(y).astype(self.dtype, copy=False), 0, self.axis)
 
     def _rows(self, a, n, start, stop, base):
-        from .numpy_kernels.creation import space_rows
+        from ..ops.creation_kernels import space_rows
 
         if self.op == "logspace" and not isinstance(base, (float, int)) and np.ndim(base):
             return None  # NumPy broadcasts an array base into the rows first

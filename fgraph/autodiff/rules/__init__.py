@@ -1,8 +1,7 @@
 """Gradient rules, one module per op family (attribute ``grad``)."""
 from importlib import import_module
 
-for _family in ("elementwise", "reduction", "movement", "indexing", "linalg", "sorting", "creation", "nn", "checks",
-                "signal", "writes", "ufunc", "control"):
+for _family in ("elementwise", "reduction", "linalg", "sorting", "nn", "checks", "signal", "ufunc", "control"):
     try:
         import_module(f"{__name__}.{_family}")
     except ModuleNotFoundError as e:  # a family without rules yet

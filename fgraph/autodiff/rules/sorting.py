@@ -28,7 +28,7 @@ import numpy as np
 from ... import numpy as fnp
 from ...ops.sorting import _ORDER_STATS, order_stat_layout
 from .. import defgrad
-from .indexing import take_along_axis_T
+from ...ops.indexing import take_along_axis_T
 
 
 @defgrad("sort")

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...devices import current
 from ...registry import get_attr
-from ..numpy_kernels.creation import _as_setitem
+from ...ops.creation_kernels import _as_setitem
 from .support import cupy, dispatch, xp
 
 

@@ -9,7 +9,7 @@ lacks, so most ops here have kernels of their own, written against ``xp()``.
 """
 import numpy as np
 
-from ..numpy_kernels.indexing import _scatter_key, _slice_key
+from ...ops.indexing_kernels import _scatter_key, _slice_key
 from .support import cupy, dispatch, xp
 
 

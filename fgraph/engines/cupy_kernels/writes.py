@@ -2,7 +2,7 @@
 arrays bounds-checked first (CuPy wraps out-of-range indices silently).
 Repeated indices: CUDA gives no order among the writes to one element, so
 which value wins may differ from NumPy's last-write-wins."""
-from ..numpy_kernels.indexing import _scatter_key, _slice_key
+from ...ops.indexing_kernels import _scatter_key, _slice_key
 from .indexing import _check_range
 from .support import cupy, xp
 

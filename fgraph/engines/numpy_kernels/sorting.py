@@ -5,7 +5,7 @@ import numpy as np
 
 from ...ops.sorting import _ORDER_STATS, order_stat_call
 from ...registry import set_attr
-from .indexing import CHUNK, into, pieces
+from ...ops.indexing_kernels import CHUNK, into, pieces
 
 
 def _flat(x, axis):
