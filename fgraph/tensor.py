@@ -26,8 +26,18 @@ def _leaf_rule(inputs, **params):
     raise FgraphError("leaf nodes are built directly")
 
 
-defop("constant", _leaf_rule, "A constant array (params: value).", leaf=True)
-defop("literal", _leaf_rule, "A Python scalar, weak under NEP 50 (params: value).", leaf=True)
+def _constant_kernel(*, value):
+    return value.array
+
+
+def _literal_kernel(*, value):
+    return value.value
+
+
+# constants and literals hold their value (the NumPy kernel hands it over); an engine fills the others
+defop("constant", _leaf_rule, "A constant array (params: value).", leaf=True, kernel=_constant_kernel)
+defop("literal", _leaf_rule, "A Python scalar, weak under NEP 50 (params: value).", leaf=True,
+      kernel=_literal_kernel)
 defop("placeholder", _leaf_rule, "An array fed at each run (params: name, id).", leaf=True)
 defop("variable", _leaf_rule, "State with an initial value (params: name, id, value).", leaf=True)
 

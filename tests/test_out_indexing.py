@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 import fgraph
 import fgraph.numpy as fnp
 from fgraph.bench.timing import peak_bytes
-from fgraph.engines.numpy_kernels import creation as k_creation, indexing as k_indexing
+from fgraph.ops import creation_kernels as k_creation, indexing_kernels as k_indexing
 from fgraph.ops import sorting_kernels as k_sorting
 from oracle import DTYPES, arrays, shapes
 

@@ -21,7 +21,7 @@ from budget import examples
 import fgraph
 import fgraph.numpy as fnp
 from fgraph.bench.timing import peak_bytes
-from fgraph.engines.numpy_kernels import movement as kmov
+from fgraph.ops import movement_kernels as kmov
 from fgraph.ops.movement import _slice
 from fgraph.shape import c_strides
 from oracle import shapes

@@ -142,76 +142,6 @@ def _matrix_transpose(node: Node, c: Ctx) -> tuple:
     return node.params
 
 
-def _reshape(node: Node, c: Ctx) -> tuple:
-    x = node.inputs[0]
-    if not (x.ndim and node.ndim and x.shape[0] == node.shape[0] == c.B):
-        raise Mixes(f"it reshapes {list(x.shape)} to {list(node.shape)}: rows of the batch axis 0 do not stay rows")
-    return _set(node.params, shape=c.rows(node.param("shape")))
-
-
-def _transpose(node: Node, c: Ctx) -> tuple:
-    if node.param("axes")[0] != 0:
-        raise Mixes(f"axes {node.param('axes')} move the batch axis 0")
-    return node.params
-
-
-def _broadcast_to(node: Node, c: Ctx) -> tuple:
-    c.aligned(node, (0,), node.ndim)
-    return _set(node.params, shape=c.rows(node.param("shape")))
-
-
-def _flip(node: Node, c: Ctx) -> tuple:
-    if 0 in node.param("axes"):
-        raise Mixes("it reverses the batch axis 0")
-    return node.params
-
-
-def _slice_axis(node: Node, c: Ctx) -> tuple:
-    if node.param("axis") != 0:
-        return node.params
-    if (node.param("start"), node.param("stop"), node.param("step")) != (0, c.B, 1):
-        raise Mixes("it selects rows of the batch axis 0")
-    return _set(node.params, stop=c.k)
-
-
-def _slice(node: Node, c: Ctx) -> tuple:
-    key = node.param("key")
-    if not key or key[0] != (0, c.B, 1):
-        raise Mixes(f"its key {key[:1]} on axis 0 does not keep every row of the batch in place")
-    from .indexing import _norm_slice
-
-    return _set(node.params, key=(_norm_slice(slice(0, c.k), c.k),) + tuple(key[1:]))
-
-
-def _advanced_index(node: Node, c: Ctx) -> tuple:
-    key = node.param("key")
-    if not (c.batched[0] and key[0] is None and not node.param("front")):
-        raise Mixes("only x[:, indices] with a batched x keeps the batch on axis 0")
-    c.only(node, 0)
-    return node.params
-
-
-def _take(node: Node, c: Ctx) -> tuple:
-    """x batched, taken along another axis; or indices batched into an
-    unbatched table along axis 0 (an embedding)."""
-    axis = node.param("axis")
-    if c.batched[0] and not c.batched[1] and axis not in (None, 0):
-        return node.params
-    if c.batched[1] and not c.batched[0] and axis == 0 and node.inputs[1].ndim >= 1:
-        return node.params
-    raise Mixes("only take(x, i, axis != 0) with x batched, or take(table, ids, axis=0) with ids batched, "
-                "keeps the batch on axis 0")
-
-
-def _concatenate(node: Node, c: Ctx) -> tuple:
-    if node.param("axis") == 0:
-        raise Mixes("it joins along the batch axis 0")
-    c.aligned(node, range(len(node.inputs)), node.ndim)
-    return node.params
-
-
-
-
 # ---------------------------------------------------------------- op-specific rules (to move to their families)
 
 _RULES = {
@@ -223,17 +153,6 @@ _RULES = {
     "matmul": _matmul,
     "dot": _dot,
     "matrix_transpose": _matrix_transpose,
-    "reshape": _reshape,
-    "transpose": _transpose,
-    "broadcast_to": _broadcast_to,
-    "flip": _flip,
-    "slice_axis": _slice_axis,
-    "slice": _slice,
-    "advanced_index": _advanced_index,
-    "take": _take,
-    "take_along_axis": _along_axis,
-    "concatenate": _concatenate,
-    "repeat": _along_axis,
     "fft": _along_axis,
     "check": _check,
 }

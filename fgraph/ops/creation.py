@@ -27,7 +27,10 @@ from ..tensor import Tensor, constant_node, lift, python_data_array, stack_of
 from ..shape import as_shape, assignable_shape, broadcast_shapes, defop, normalize_axis
 from ..symbol import Const, Scalar, error_at, make_node
 from ..stack import current
-from ..registry import set_attr
+from ..opdef import no_gradient
+from ..registry import Refused
+from . import creation_kernels as kernels
+from .building import namespace
 
 __all__ = ["asarray", "array", "asanyarray", "ascontiguousarray", "copy", "from_dlpack",
            "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
@@ -225,8 +228,11 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 # ---------------------------------------------------------------- filled with one value
 
-defop("zeros", _shape_dtype_rule, "numpy.zeros(shape, dtype)", creation=True)
-defop("ones", _shape_dtype_rule, "numpy.ones(shape, dtype)", creation=True)
+# ops made from params alone have no inputs to differentiate: no_gradient
+defop("zeros", _shape_dtype_rule, "numpy.zeros(shape, dtype)", creation=True, kernel=kernels.zeros,
+      out_kernel=kernels.zeros_out, grad=no_gradient)
+defop("ones", _shape_dtype_rule, "numpy.ones(shape, dtype)", creation=True, kernel=kernels.ones,
+      out_kernel=kernels.ones_out, grad=no_gradient)
 
 
 def _full_rule(inputs, shape, dtype, fill_value=None):
@@ -236,10 +242,20 @@ def _full_rule(inputs, shape, dtype, fill_value=None):
     return shape, dtype
 
 
+def _full_grad(out, ins, g, shape, dtype, fill_value=None):
+    """The fill array is broadcast into shape (copyto drops its leading unit
+    axes): its cotangent is g, summed down to it by the core."""
+    if not ins:
+        return ()
+    extra = ins[0].ndim - g.ndim
+    return (namespace().reshape(g, (1,) * extra + g.shape) if extra > 0 else g),
+
+
+# inplace: a fill value of the output's shape: a copy (cast) onto itself; a scalar fill is a param, not an input
 defop("full", _full_rule, "numpy.full(shape, fill_value, dtype): fill_value is a 0-d Const param, or the "
-                          "input (an array broadcast into shape)", creation=True)
-# a fill value of the output's shape: a copy (cast) onto itself; a scalar fill is a param, not an input
-set_attr("full", "inplace", lambda node: (0,) if node.inputs else ())
+                          "input (an array broadcast into shape)", creation=True,
+      inplace=lambda node: (0,) if node.inputs else (), kernel=kernels.full, out_kernel=kernels.full_out,
+      grad=_full_grad)
 
 
 def _filled(op: str, shape, dtype: np.dtype, st) -> Tensor:
@@ -343,7 +359,7 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 # ---------------------------------------------------------------- ranges
 
 defop("arange", _shape_dtype_rule, "numpy.arange(start, stop, step, dtype); params hold the length",
-      creation=True)
+      creation=True, kernel=kernels.arange, out_kernel=kernels.arange_out, grad=no_gradient)
 
 
 def _ceil_to_intp(value: float) -> int:
@@ -446,12 +462,16 @@ def _space_rule(op):
     return rule
 
 
+#: the samples' gradient with respect to lazy ends is not written (none of these ops had a rule)
+_NO_SPACE_GRAD = Refused("no gradient rule for the samples with respect to lazy start/stop/base; to "
+                         "differentiate, build them from the ends: start + (stop - start) * linspace(0, 1, num)")
+
 defop("linspace", _space_rule("linspace"), "numpy.linspace(start, stop, num, endpoint, dtype, axis)",
-      creation=True)
+      creation=True, kernel=kernels.linspace, out_kernel=kernels.linspace_out, grad=_NO_SPACE_GRAD)
 defop("logspace", _space_rule("logspace"), "numpy.logspace(start, stop, num, endpoint, base, dtype, axis)",
-      creation=True)
+      creation=True, kernel=kernels.logspace, out_kernel=kernels.logspace_out, grad=_NO_SPACE_GRAD)
 defop("geomspace", _space_rule("geomspace"), "numpy.geomspace(start, stop, num, endpoint, dtype, axis)",
-      creation=True)
+      creation=True, kernel=kernels.geomspace, out_kernel=kernels.geomspace_out, grad=_NO_SPACE_GRAD)
 
 
 def _step_rule(inputs, num, endpoint, dtype):
@@ -459,7 +479,8 @@ def _step_rule(inputs, num, endpoint, dtype):
     return (broadcast_shapes(*(i.shape for i in inputs)) if div > 0 else ()), dtype
 
 
-defop("linspace_step", _step_rule, "the step numpy.linspace(..., retstep=True) returns", creation=True)
+defop("linspace_step", _step_rule, "the step numpy.linspace(..., retstep=True) returns", creation=True,
+      kernel=kernels.linspace_step, out_kernel=kernels.linspace_step_out, grad=_NO_SPACE_GRAD)
 
 
 def _space(op: str, args: tuple, num, endpoint, dtype, axis):
@@ -525,8 +546,10 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 # ---------------------------------------------------------------- matrices
 
-defop("eye", _shape_dtype_rule, "numpy.eye(N, M, k, dtype)", creation=True)
-defop("tri", _shape_dtype_rule, "numpy.tri(N, M, k, dtype)", creation=True)
+defop("eye", _shape_dtype_rule, "numpy.eye(N, M, k, dtype)", creation=True, kernel=kernels.eye,
+      out_kernel=kernels.eye_out, grad=no_gradient)
+defop("tri", _shape_dtype_rule, "numpy.tri(N, M, k, dtype)", creation=True, kernel=kernels.tri,
+      out_kernel=kernels.tri_out, grad=no_gradient)
 
 
 def _diag(k: int) -> Scalar:
@@ -584,11 +607,20 @@ def _tri_part_rule(inputs, k):
     return x.shape, x.dtype
 
 
-defop("tril", _tri_part_rule, "numpy.tril(m, k)", creation=True)
-defop("triu", _tri_part_rule, "numpy.triu(m, k)", creation=True)
+def _tril_grad(out, ins, g, k):
+    # linear: the same mask on the cotangent (a 1-d m was broadcast along the rows: the core sums them)
+    return tril(g, k.value),
+
+
+def _triu_grad(out, ins, g, k):
+    return triu(g, k.value),
+
+
 # inplace: the out-kernel copies m into out (nothing to copy when out is m), then writes zeros
-set_attr("tril", "inplace", (0,))
-set_attr("triu", "inplace", (0,))
+defop("tril", _tri_part_rule, "numpy.tril(m, k)", creation=True, inplace=(0,), kernel=kernels.tril,
+      out_kernel=kernels.tril_out, grad=_tril_grad)
+defop("triu", _tri_part_rule, "numpy.triu(m, k)", creation=True, inplace=(0,), kernel=kernels.triu,
+      out_kernel=kernels.triu_out, grad=_triu_grad)
 
 
 def tril(m, k=0):
@@ -619,9 +651,16 @@ def _grid_rule(inputs, shape, axis):
     return shape, x.dtype
 
 
+def _meshgrid_grad(out, ins, g, shape, axis):
+    # x flattened along axis and broadcast: the cotangent summed over the other axes, in x's shape
+    fnp = namespace()
+    others = tuple(a for a in range(len(shape)) if a != axis)
+    return fnp.reshape(fnp.sum(g, axis=others) if others else g, ins[0].shape),
+
+
 defop("meshgrid", _grid_rule, "one array of numpy.meshgrid: x flattened along axis, broadcast to shape",
-      creation=True)
-set_attr("meshgrid", "inplace", (0,))  # x of the output's shape: a copy onto itself
+      creation=True, inplace=(0,),  # x of the output's shape: a copy onto itself
+      kernel=kernels.meshgrid, out_kernel=kernels.meshgrid_out, grad=_meshgrid_grad)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
@@ -654,7 +693,7 @@ def _indices_rule(inputs, dimensions, dtype, output=None):
 
 
 defop("indices", _indices_rule, "numpy.indices(dimensions, dtype); output=i: the i-th sparse array",
-      creation=True)
+      creation=True, kernel=kernels.indices, out_kernel=kernels.indices_out, grad=no_gradient)
 
 
 def indices(dimensions, dtype=int, sparse=False):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import FgraphError, ShapeError, also
+from ..errors import FgraphError, also
 from ..tensor import Tensor, lift, stack_of
 from ..symbol import error_at
 from .building import namespace

@@ -22,17 +22,19 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError
 from ..tensor import Tensor, apply, constant_node, lift, stack_of
+from ..opdef import no_gradient
 from ..shape import broadcast_shapes, broadcasts_to, defop, normalize_axis, probe, result_type, size_of
 from ..symbol import error_at, make_node, refuse_out
-from ..registry import set_attr
-from .building import remembered
+from . import indexing_kernels as kernels
+from .batching import Ctx, Mixes, _along_axis as along_axis, _set
+from .building import namespace, remembered
+from .indexing_kernels import slice_key  # noqa: F401  (the Python key of a slice op's key: engines use it)
+from .movement import embed
 
 __all__ = ["take", "take_along_axis", "select", "choose", "searchsorted", "unravel_index", "ravel_multi_index",
            "nonzero", "argwhere", "flatnonzero", "extract", "compress"]
 
 _INTP = np.dtype(np.intp)
-
-
 
 
 _MASK_HINT = ("has a data-dependent shape (one element per True), which a static-shape graph cannot hold; "
@@ -89,14 +91,6 @@ def _slice_rule(inputs, key):
     return tuple(shape), x.dtype
 
 
-defop("slice", _slice_rule, "Basic indexing x[key] (a view); params: key.", view=True)
-
-
-def slice_key(key: tuple) -> tuple:
-    """The Python key for a normalised ``slice`` op key (negative stop means 'to the start')."""
-    return tuple(slice(e[0], e[1] if e[1] >= 0 else None, e[2]) if type(e) is tuple else e for e in key)
-
-
 def _norm_slice(s: slice, n: int) -> tuple:
     """A canonical (start, stop, step): equal selections give equal triples."""
     start, stop, step = s.indices(n)
@@ -143,9 +137,6 @@ def _advanced_rule(inputs, key, front):
     if not front and positions == list(range(first, last + 1)):
         return x.shape[:first] + b + x.shape[last + 1:], x.dtype
     return b + tuple(d for d, e in zip(x.shape, key) if e is None), x.dtype
-
-
-defop("advanced_index", _advanced_rule, "Advanced (integer-array) indexing; params: key, front.")
 
 
 def _parse_entry(k, st):
@@ -423,9 +414,6 @@ def _take_rule(inputs, axis, mode):
     return a.shape[:ax] + ind.shape + a.shape[ax + 1:], a.dtype
 
 
-defop("take", _take_rule, "numpy.take(a, indices, axis, mode)")
-
-
 def _axis_param(axis, ndim):
     """axis as a non-negative int when valid (so equal calls give equal params);
     an invalid axis is kept for the rule to report."""
@@ -459,9 +447,6 @@ def _take_along_rule(inputs, axis):
     return other[:ax] + (ind.shape[ax],) + other[ax + 1:], arr.dtype
 
 
-defop("take_along_axis", _take_along_rule, "numpy.take_along_axis(arr, indices, axis)")
-
-
 def take_along_axis(arr, indices, axis=-1):
     """Lazy ``numpy.take_along_axis`` (out-of-range lazy indices raise at run time)."""
     st = stack_of((arr, indices))
@@ -488,9 +473,6 @@ def _select_rule(inputs, n):
     return broadcast_shapes(*(c.shape for c in inputs)), dtype
 
 
-defop("select", _select_rule, "numpy.select(condlist, choicelist, default); inputs: conds, choices, default.")
-
-
 def select(condlist, choicelist, default=0):
     """Lazy ``numpy.select``: the first true condition picks the choice."""
     condlist, choicelist = list(condlist), list(choicelist)
@@ -506,9 +488,6 @@ def _choose_rule(inputs, mode):
     a, *choices = inputs
     out = np.choose(probe(a), [probe(c) for c in choices], mode=mode)  # dtype and checks
     return broadcast_shapes(*(i.shape for i in inputs)), out.dtype
-
-
-defop("choose", _choose_rule, "numpy.choose(a, choices, mode); inputs: a, *choices.")
 
 
 def choose(a, choices, out=None, mode="raise"):
@@ -540,9 +519,6 @@ def _searchsorted_rule(inputs, side):
     return v.shape, _INTP
 
 
-defop("searchsorted", _searchsorted_rule, "numpy.searchsorted(a, v, side[, sorter]); inputs: a, v[, sorter].")
-
-
 def searchsorted(a, v, side="left", sorter=None):
     """Lazy ``numpy.searchsorted``: insertion points of ``v`` into sorted 1-D ``a``."""
     args = (a, v) if sorter is None else (a, v, sorter)
@@ -556,10 +532,6 @@ def _unravel_rule(inputs, shape, order, output):
     np.unravel_index(np.zeros((), i.dtype), tuple(max(d, 1) for d in shape), order=order)
     return i.shape, _INTP
 
-
-defop("unravel_index", _unravel_rule, "numpy.unravel_index(indices, shape, order)[output]")
-# inplace: the out-kernel is two element-wise ufunc passes over the flat index
-set_attr("unravel_index", "inplace", (0,))
 
 
 def unravel_index(indices, shape, order="C"):
@@ -578,9 +550,6 @@ def _ravel_multi_rule(inputs, dims, mode, order):
         raise ShapeError(f"parameter multi_index must be a sequence of length {len(dims)}")
     np.ravel_multi_index(tuple(probe(i) for i in inputs), tuple(max(d, 1) for d in dims), mode=mode, order=order)
     return broadcast_shapes(*(i.shape for i in inputs)), _INTP
-
-
-defop("ravel_multi_index", _ravel_multi_rule, "numpy.ravel_multi_index(multi_index, dims, mode, order)")
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
@@ -825,10 +794,6 @@ def _scatter_add_rule(inputs, shape, key, front):
     return tuple(shape), values.dtype
 
 
-defop("scatter_add", _scatter_add_rule, "zeros(shape) with values added at [key] (numpy.add.at); inputs: values, "
-                                        "*index arrays; params: shape, key, front (as advanced_index's).")
-
-
 def scatter_add(values, indices, shape, key, front=False):
     """Lazy ``z = zeros(shape, values.dtype); numpy.add.at(z, key, values)``:
     the transpose of ``advanced_index`` (repeated indices accumulate), used
@@ -843,8 +808,168 @@ def scatter_add(values, indices, shape, key, front=False):
     return Tensor(make_node("scatter_add", nodes, params), st)
 
 
+# ---------------------------------------------------------------- gradients
+#
+# Gathers are linear in the array they read: their cotangent is scattered
+# back with ``scatter_add`` (NumPy's ``add.at``, so an element read several
+# times gets the sum of its cotangents), whose own rule is the gather again,
+# so second derivatives work.  Basic indexing (a view) embeds the cotangent
+# into zeros with forward ops.  ``select`` and ``choose`` route the cotangent
+# to the choice each element came from.  Index inputs, conditions and the
+# integer-valued ops (searchsorted, unravel_index, ravel_multi_index) get no
+# gradient.  Written with fgraph.numpy (``namespace()``).
+
+def take_along_axis_T(g, ind, shape: tuple, axis):
+    """The transpose of ``take_along_axis(arr, ind, axis)`` for ``arr`` of
+    ``shape``: ``g`` added into zeros at the positions read.  Along every
+    other axis the positions are an ``arange`` of ``arr``'s length there (a
+    length-1 axis, broadcast in the gather, is summed)."""
+    if axis is None:  # arr was flattened
+        size = int(np.prod(shape, dtype=np.int64))
+        return namespace().reshape(scatter_add(g, [ind], (size,), ("a",)), shape)
+    nd = len(shape)
+    idx = [ind if k == axis else np.arange(d, dtype=np.intp).reshape((1,) * k + (d,) + (1,) * (nd - k - 1))
+           for k, d in enumerate(shape)]
+    return scatter_add(g, idx, shape, ("a",) * nd)
+
+
+def _slice_grad(out, ins, g, key):
+    fnp = namespace()
+    (x,) = ins
+    # one axis of g per axis of x: drop the new (None) axes, restore the integer-indexed ones as length 1
+    shape = tuple(1 if type(e) is int else len(range(*e)) for e in key if e is not None)
+    g = fnp.reshape(g, shape)
+    axis = 0
+    for e in key:
+        if e is None:
+            continue
+        n = x.shape[axis]
+        start, step = (e, 1) if type(e) is int else (e[0], e[2])
+        if g.shape[axis] != n:  # this axis was really sliced
+            g = embed(g, axis, n, start, step)
+        elif step < 0:  # the whole axis, reversed
+            g = fnp.flip(g, axis)
+        axis += 1
+    return g,
+
+
+def _advanced_index_grad(out, ins, g, key, front):
+    x, *idx = ins
+    return (scatter_add(g, idx, x.shape, key, front),) + (None,) * len(idx)
+
+
+def _scatter_add_grad(out, ins, g, shape, key, front):
+    # the transpose of a scatter is the gather (values broadcast to it: the core sums them down)
+    values, *idx = ins
+    node = make_node("advanced_index", [g.node] + [i.node for i in idx], (("key", key), ("front", front)))
+    return (Tensor(node, g.stack),) + (None,) * len(idx)
+
+
+def _wrapped(ind, n: int, mode: str):
+    """The indices a ``mode`` of take/choose actually reads ('raise' allows negatives; add.at does too)."""
+    if mode == "wrap":
+        return namespace().remainder(ind, n)
+    if mode == "clip":
+        return namespace().clip(ind, 0, n - 1)
+    return ind
+
+
+def _take_grad(out, ins, g, axis, mode):
+    a, ind = ins
+    n = a.size if axis is None else a.shape[axis]
+    if g.size == 0 or n == 0:
+        return None, None
+    i = _wrapped(ind, n, mode)
+    if axis is None:
+        return namespace().reshape(scatter_add(g, [i], (a.size,), ("a",)), a.shape), None
+    key = tuple("a" if k == axis else None for k in range(a.ndim))
+    return scatter_add(g, [i], a.shape, key), None
+
+
+def _take_along_axis_grad(out, ins, g, axis):
+    arr, ind = ins
+    if g.size == 0:
+        return None, None
+    return take_along_axis_T(g, ind, arr.shape, axis), None
+
+
+def _select_grad(out, ins, g, n):
+    # element-wise, the first true condition's choice (else the default) gets the cotangent
+    fnp = namespace()
+    conds = ins[:n]
+    grads, taken = [], None
+    for c in conds:
+        first = c if taken is None else c & ~taken
+        grads.append(fnp.where(first, g, 0.0))
+        taken = c if taken is None else taken | c
+    return (None,) * n + tuple(grads) + (fnp.where(taken, 0.0, g),)
+
+
+def _choose_grad(out, ins, g, mode):
+    fnp = namespace()
+    a, *choices = ins
+    i = _wrapped(a, len(choices), mode)
+    return (None,) + tuple(fnp.where(i == k, g, 0.0) for k in range(len(choices)))
+
+
+# ---------------------------------------------------------------- micro-batching rules (ops/batching.py)
+
+def _slice_batch(node, c: Ctx) -> tuple:
+    key = node.param("key")
+    if not key or key[0] != (0, c.B, 1):
+        raise Mixes(f"its key {key[:1]} on axis 0 does not keep every row of the batch in place")
+    return _set(node.params, key=(_norm_slice(slice(0, c.k), c.k),) + tuple(key[1:]))
+
+
+def _advanced_index_batch(node, c: Ctx) -> tuple:
+    key = node.param("key")
+    if not (c.batched[0] and key[0] is None and not node.param("front")):
+        raise Mixes("only x[:, indices] with a batched x keeps the batch on axis 0")
+    c.only(node, 0)
+    return node.params
+
+
+def _take_batch(node, c: Ctx) -> tuple:
+    """x batched, taken along another axis; or indices batched into an
+    unbatched table along axis 0 (an embedding)."""
+    axis = node.param("axis")
+    if c.batched[0] and not c.batched[1] and axis not in (None, 0):
+        return node.params
+    if c.batched[1] and not c.batched[0] and axis == 0 and node.inputs[1].ndim >= 1:
+        return node.params
+    raise Mixes("only take(x, i, axis != 0) with x batched, or take(table, ids, axis=0) with ids batched, "
+                "keeps the batch on axis 0")
+
+
+# ---------------------------------------------------------------- the ops
+#
 # may_raise: an index out of bounds is found only at run time; the engine
-# writes no variable in place before such a node
-for _op in ("advanced_index", "take", "take_along_axis", "choose", "ravel_multi_index", "unravel_index",
-            "scatter_add"):
-    set_attr(_op, "may_raise", True)
+# writes no variable in place before such a node.
+
+defop("slice", _slice_rule, "Basic indexing x[key] (a view); params: key.", view=True,
+      kernel=kernels.basic_index, out_kernel=kernels.basic_index_out, grad=_slice_grad, batch_rule=_slice_batch)
+defop("advanced_index", _advanced_rule, "Advanced (integer-array) indexing; params: key, front.", may_raise=True,
+      kernel=kernels.advanced_index, out_kernel=kernels.advanced_index_out, grad=_advanced_index_grad,
+      batch_rule=_advanced_index_batch)
+defop("take", _take_rule, "numpy.take(a, indices, axis, mode)", may_raise=True,
+      kernel=kernels.take, out_kernel=kernels.take_out, grad=_take_grad, batch_rule=_take_batch)
+defop("take_along_axis", _take_along_rule, "numpy.take_along_axis(arr, indices, axis)", may_raise=True,
+      kernel=kernels.take_along_axis, out_kernel=kernels.take_along_axis_out, grad=_take_along_axis_grad,
+      batch_rule=along_axis)
+defop("select", _select_rule, "numpy.select(condlist, choicelist, default); inputs: conds, choices, default.",
+      kernel=kernels.select, out_kernel=kernels.select_out, grad=_select_grad)
+defop("choose", _choose_rule, "numpy.choose(a, choices, mode); inputs: a, *choices.", may_raise=True,
+      kernel=kernels.choose, out_kernel=kernels.choose_out, grad=_choose_grad)
+# integer outputs: no cotangent ever reaches them (the core gives none to integer nodes); no_gradient only
+# says so explicitly, for ops that may sit on a path from a float input
+defop("searchsorted", _searchsorted_rule, "numpy.searchsorted(a, v, side[, sorter]); inputs: a, v[, sorter].",
+      kernel=kernels.searchsorted, out_kernel=kernels.searchsorted_out, grad=no_gradient)
+# inplace: the out-kernel is two element-wise ufunc passes over the flat index
+defop("unravel_index", _unravel_rule, "numpy.unravel_index(indices, shape, order)[output]", inplace=(0,),
+      may_raise=True, kernel=kernels.unravel_index, out_kernel=kernels.unravel_index_out, grad=no_gradient)
+defop("ravel_multi_index", _ravel_multi_rule, "numpy.ravel_multi_index(multi_index, dims, mode, order)",
+      may_raise=True, kernel=kernels.ravel_multi_index, out_kernel=kernels.ravel_multi_index_out,
+      grad=no_gradient)
+defop("scatter_add", _scatter_add_rule, "zeros(shape) with values added at [key] (numpy.add.at); inputs: values, "
+                                        "*index arrays; params: shape, key, front (as advanced_index's).",
+      may_raise=True, kernel=kernels.scatter_add, out_kernel=kernels.scatter_add_out, grad=_scatter_add_grad)

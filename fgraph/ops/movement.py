@@ -36,8 +36,9 @@ from ..errors import DTypeError, FgraphError, ShapeError, user_stacklevel
 from ..tensor import Tensor
 from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, defop, normalize_axis, size_of
 from ..symbol import error_at, make_node, refuse_out
-from ..registry import set_attr
-from .building import remembered
+from . import movement_kernels as kernels
+from .batching import Ctx, Mixes, _along_axis as along_axis, _set
+from .building import namespace, remembered
 from .creation import asarray
 
 __all__ = [
@@ -167,19 +168,9 @@ def _repeat_rule(inputs, repeats, axis):
     return tuple(shape), x.dtype
 
 
-defop("reshape", _reshape_rule, "numpy.reshape to a resolved shape (order 'C').", view=True)
-defop("transpose", _transpose_rule, "numpy.transpose by a full permutation of the axes.", view=True)
-defop("broadcast_to", _broadcast_to_rule, "numpy.broadcast_to a shape.", view=True)
-defop("flip", _flip_rule, "numpy.flip along sorted axes.", view=True)
-defop("slice_axis", _slice_axis_rule, "x[..., start:stop:step] along one axis (canonical slice; stop None "
-                                      "means past the front for a negative step).", view=True)
-defop("concatenate", _concatenate_rule, "numpy.concatenate along an axis, with dtype and casting.")
-defop("repeat", _repeat_rule, "numpy.repeat with one count per element along an axis.")
-
-
 # ---------------------------------------------------------------- static layouts
 #
-# Attribute ``view_strides`` of each view op here: ``fn(node, strides)`` maps
+# The ``view_strides`` of each view op here: ``fn(node, strides)`` maps
 # the byte strides of the node's input to those of NumPy's result, or gives
 # None where the kernel must copy (a ``reshape`` NumPy cannot express as a
 # view).  A memory planner can run it down a chain of views from a buffer of
@@ -252,15 +243,147 @@ def _slice_axis_strides(node, strides):
     return tuple(s * step if k == axis else s for k, s in enumerate(strides))
 
 
-_VIEW_STRIDES = {
-    "reshape": _reshape_strides,
-    "transpose": lambda node, strides: tuple(strides[a] for a in node.param("axes")),
-    "broadcast_to": _broadcast_to_strides,
-    "flip": lambda node, strides: tuple(-s if k in node.param("axes") else s for k, s in enumerate(strides)),
-    "slice_axis": _slice_axis_strides,
-}
-for _op, _fn in _VIEW_STRIDES.items():
-    set_attr(_op, "view_strides", _fn)
+def _transpose_strides(node, strides):
+    return tuple(strides[a] for a in node.param("axes"))
+
+
+def _flip_strides(node, strides):
+    return tuple(-s if k in node.param("axes") else s for k, s in enumerate(strides))
+
+
+# ---------------------------------------------------------------- gradients
+#
+# Every movement op is linear, so each rule applies the op's transpose to the
+# cotangent: views move it back (reshape, inverse transpose, flip), a
+# broadcast sums it down, a slice embeds it into zeros, a concatenate splits
+# it, and repeat adds each element's copies (a ``scatter_add``).  No
+# non-smooth points.  Written with fgraph.numpy (``namespace()``), so they
+# differentiate again.
+
+def embed(g, axis: int, n: int, start: int, step: int):
+    """The transpose of slicing: length ``n`` along ``axis``, zeros except
+    ``g``'s entries at ``start, start + step, ...`` (forward ops only:
+    flip, pad, reshape and slice_axis, so it differentiates again)."""
+    fnp = namespace()
+    m = g.shape[axis]
+    if m == 0:
+        start, step = 0, 1
+    if step < 0:  # the same positions visited upwards, from the last one
+        g = fnp.flip(g, axis)
+        start, step = start + (m - 1) * step, -step
+    if m <= 1:
+        step = 1
+    if step > 1:  # interleave step - 1 zeros after each entry: (m, 1) padded to (m, step), merged
+        shape = g.shape
+        g = fnp.reshape(g, shape[:axis] + (m, 1) + shape[axis + 1:])
+        g = fnp.pad(g, [(0, step - 1) if k == axis + 1 else (0, 0) for k in range(g.ndim)])
+        g = fnp.reshape(g, shape[:axis] + (m * step,) + shape[axis + 1:])
+        if start + m * step > n:  # the zeros after the last entry overhang the end
+            g = fnp.split(g, [(m - 1) * step + 1], axis=axis)[0]
+    length = g.shape[axis]
+    widths = [(start, n - start - length) if k == axis else (0, 0) for k in range(g.ndim)]
+    return fnp.pad(g, widths) if n != length else g
+
+
+def _reshape_grad(out, ins, g, shape):
+    return namespace().reshape(g, ins[0].shape),
+
+
+def _transpose_grad(out, ins, g, axes):
+    return namespace().transpose(g, tuple(int(k) for k in np.argsort(axes))),
+
+
+def _broadcast_to_grad(out, ins, g, shape):
+    return g,  # the core sums every cotangent down to its input's shape (autodiff.core.sum_to)
+
+
+def _flip_grad(out, ins, g, axes):
+    return namespace().flip(g, axes),
+
+
+def _slice_axis_grad(out, ins, g, axis, start, stop, step):
+    return embed(g, axis, ins[0].shape[axis], start, step),
+
+
+def _concatenate_grad(out, ins, g, axis, dtype=None, casting="same_kind"):
+    # each input's block of g (the core casts it back to the input's dtype)
+    points = np.cumsum([x.shape[axis] for x in ins])[:-1].tolist()
+    return tuple(namespace().split(g, points, axis=axis)) if len(ins) > 1 else (g,)
+
+
+def _repeat_grad(out, ins, g, repeats, axis):
+    from .indexing import scatter_add  # late: indexing sits above this family (it imports it)
+
+    # repeat(x) == take(x, r, axis) for r = [0]*repeats[0] + [1]*repeats[1] + ...: add the copies back
+    (x,) = ins
+    r = np.repeat(np.arange(x.shape[axis], dtype=np.intp), repeats)
+    key = tuple("a" if k == axis else None for k in range(x.ndim))
+    return scatter_add(g, [r], x.shape, key),
+
+
+# ---------------------------------------------------------------- micro-batching rules (ops/batching.py)
+
+def _reshape_batch(node, c: Ctx) -> tuple:
+    x = node.inputs[0]
+    if not (x.ndim and node.ndim and x.shape[0] == node.shape[0] == c.B):
+        raise Mixes(f"it reshapes {list(x.shape)} to {list(node.shape)}: rows of the batch axis 0 do not stay rows")
+    return _set(node.params, shape=c.rows(node.param("shape")))
+
+
+def _transpose_batch(node, c: Ctx) -> tuple:
+    if node.param("axes")[0] != 0:
+        raise Mixes(f"axes {node.param('axes')} move the batch axis 0")
+    return node.params
+
+
+def _broadcast_to_batch(node, c: Ctx) -> tuple:
+    c.aligned(node, (0,), node.ndim)
+    return _set(node.params, shape=c.rows(node.param("shape")))
+
+
+def _flip_batch(node, c: Ctx) -> tuple:
+    if 0 in node.param("axes"):
+        raise Mixes("it reverses the batch axis 0")
+    return node.params
+
+
+def _slice_axis_batch(node, c: Ctx) -> tuple:
+    if node.param("axis") != 0:
+        return node.params
+    if (node.param("start"), node.param("stop"), node.param("step")) != (0, c.B, 1):
+        raise Mixes("it selects rows of the batch axis 0")
+    return _set(node.params, stop=c.k)
+
+
+def _concatenate_batch(node, c: Ctx) -> tuple:
+    if node.param("axis") == 0:
+        raise Mixes("it joins along the batch axis 0")
+    c.aligned(node, range(len(node.inputs)), node.ndim)
+    return node.params
+
+
+# ---------------------------------------------------------------- the ops
+
+defop("reshape", _reshape_rule, "numpy.reshape to a resolved shape (order 'C').", view=True,
+      view_strides=_reshape_strides, kernel=kernels.reshape, out_kernel=kernels.reshape_out, grad=_reshape_grad,
+      batch_rule=_reshape_batch)
+defop("transpose", _transpose_rule, "numpy.transpose by a full permutation of the axes.", view=True,
+      view_strides=_transpose_strides, kernel=kernels.transpose, out_kernel=kernels.transpose_out,
+      grad=_transpose_grad, batch_rule=_transpose_batch)
+defop("broadcast_to", _broadcast_to_rule, "numpy.broadcast_to a shape.", view=True,
+      view_strides=_broadcast_to_strides, kernel=kernels.broadcast_to, out_kernel=kernels.broadcast_to_out,
+      grad=_broadcast_to_grad, batch_rule=_broadcast_to_batch)
+defop("flip", _flip_rule, "numpy.flip along sorted axes.", view=True, view_strides=_flip_strides,
+      kernel=kernels.flip, out_kernel=kernels.flip_out, grad=_flip_grad, batch_rule=_flip_batch)
+defop("slice_axis", _slice_axis_rule, "x[..., start:stop:step] along one axis (canonical slice; stop None "
+                                      "means past the front for a negative step).", view=True,
+      view_strides=_slice_axis_strides, kernel=kernels.slice_axis, out_kernel=kernels.slice_axis_out,
+      grad=_slice_axis_grad, batch_rule=_slice_axis_batch)
+defop("concatenate", _concatenate_rule, "numpy.concatenate along an axis, with dtype and casting.",
+      kernel=kernels.concatenate, out_kernel=kernels.concatenate_out, grad=_concatenate_grad,
+      batch_rule=_concatenate_batch)
+defop("repeat", _repeat_rule, "numpy.repeat with one count per element along an axis.",
+      kernel=kernels.repeat, out_kernel=kernels.repeat_out, grad=_repeat_grad, batch_rule=along_axis)
 
 
 def _slice(x: Tensor, axis: int, start, stop, step=1) -> Tensor:

@@ -20,27 +20,7 @@ def order_stat_call(name, a, q, weights, axis, keepdims, method):
     kw = {} if weights is None else {"weights": weights}
     return fn(a, q, axis=ax, keepdims=keepdims, method=method, **kw)
 
-
-def into(out, value):
-    """Copy a kernel's result into ``out`` (the fallback for what NumPy cannot write in place)."""
-    np.copyto(out, value)
-    return out
-
-
-def pieces(out, piece, axis=0):
-    """Fill ``out`` a few slabs along ``axis`` at a time: ``piece(s)`` returns
-    the values of ``out[..., s, ...]`` for a slice ``s`` of that axis.  Each
-    piece holds about CHUNK elements (at least one slab).  (The indexing
-    family's out-kernels have the same helper, with a ``write`` form.)"""
-    if out.ndim <= axis or out.size == 0:
-        return into(out, piece(slice(None)))
-    n = out.shape[axis]
-    step = max(1, CHUNK // (out.size // n))
-    lead = (slice(None),) * axis
-    for i in range(0, n, step):
-        s = slice(i, min(i + step, n))
-        np.copyto(out[lead + (s,)], piece(s))
-    return out
+from .indexing_kernels import into, pieces  # noqa: E402  (the indexing family's piece helpers)
 
 
 def _flat(x, axis):

@@ -24,10 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError, also
-from ..tensor import Tensor, lift
+from ..tensor import Tensor, constant_node, lift
+from ..opdef import no_gradient
 from ..shape import assignable_shape, broadcasts_to, defop
 from ..symbol import Node, error_at, make_node
 from .indexing import _advanced_rule, _slice_rule, getitem
+from .indexing_kernels import _scatter_key, _slice_key
 
 __all__ = ["put", "put_along_axis", "place", "putmask", "copyto", "fill_diagonal", "shares_memory",
            "may_share_memory"]
@@ -54,9 +56,65 @@ def _setitem_rule(inputs, key, adv, front):
     return x.shape, x.dtype
 
 
+# NumPy kernels: ``setitem`` is NumPy's own setitem on a copy of x (or on
+# x's buffer itself, when the planner lets it write in place).
+
+def store(out, value, idx, key, adv, front):
+    """``out[key][adv] = value`` in place: NumPy's setitem, overlap-safe."""
+    region = out if key is None else out[_slice_key(key)]
+    if adv is None:
+        region[...] = value
+    else:
+        region[_scatter_key(idx, adv, front)] = value
+
+
+def _setitem_out(x, value, *idx, out, key, adv, front):
+    x = np.asarray(x)
+    if not (out.__array_interface__["data"][0] == x.__array_interface__["data"][0] and out.strides == x.strides):
+        np.copyto(out, x)
+    store(out, value, idx, key, adv, front)
+    return out
+
+
+def _setitem_kernel(x, value, *idx, key, adv, front):
+    out = np.array(x, copy=True)
+    store(out, value, idx, key, adv, front)
+    return out
+
+
+# Gradient: ``setitem`` keeps x outside the region and the value inside it:
+# x's cotangent is g with the region zeroed (the same write, of zeros), the
+# value's is g read at the region (the core sums it down to the value's
+# shape where the value was broadcast).  Where repeated fancy indices write
+# one element several times, only the write NumPy keeps (the last) receives
+# the cotangent.
+
+def _region(g, idx, key, adv, front):
+    node = g if key is None else make_node("slice", [g], (("key", key),))
+    if adv is not None:
+        node = make_node("advanced_index", [node] + list(idx), (("key", adv), ("front", front)))
+    return node
+
+
+def _setitem_grad(out, ins, g, key, adv, front):
+    x, value, *idx = ins
+    params = (("key", key), ("adv", adv), ("front", front))
+    zeros = constant_node(np.zeros((), g.dtype))
+    gx = make_node("setitem", [g.node, zeros] + [i.node for i in idx], params)
+    region = _region(g.node, [i.node for i in idx], key, adv, front)
+    if adv is not None and region.size:  # repeated indices: the last write is the one kept
+        shape = region.shape
+        ids = constant_node(np.arange(region.size, dtype=np.intp).reshape(shape))
+        none = constant_node(np.full(x.shape, -1, np.intp))
+        kept = make_node("setitem", [none, ids] + [i.node for i in idx], params)
+        won = make_node("equal", [_region(kept, [i.node for i in idx], key, adv, front), ids])
+        region = make_node("where", [won, region, constant_node(np.zeros((), g.dtype))])
+    return (Tensor(gx, g.stack), Tensor(region, g.stack)) + (None,) * len(idx)
+
+
 defop("setitem", _setitem_rule, "x with value stored at [key] (numpy's out[key] = value); inputs: x, value, "
                                 "*index arrays; params: key (basic, or None), adv (advanced key, or None), front.",
-      inplace=(0,), may_raise=True)
+      inplace=(0,), may_raise=True, kernel=_setitem_kernel, out_kernel=_setitem_out, grad=_setitem_grad)
 
 
 def _bitcast_rule(inputs, dtype):
@@ -68,8 +126,19 @@ def _bitcast_rule(inputs, dtype):
     return x.shape, dtype
 
 
+def _bitcast_kernel(x, dtype):
+    return np.asarray(x).view(dtype)
+
+
+def _bitcast_out(x, out, dtype):
+    np.copyto(out, np.asarray(x).view(dtype))
+    return out
+
+
+# bitcast reinterprets bits: no gradient reaches x through it
 defop("bitcast", _bitcast_rule, "x's bytes read as another dtype of the same itemsize (ndarray.view(dtype)); "
-                                "params: dtype.", view=True)
+                                "params: dtype.", view=True, kernel=_bitcast_kernel, out_kernel=_bitcast_out,
+      grad=no_gradient)
 
 
 def view(t: Tensor, dtype=None, type=None):

@@ -1,8 +1,7 @@
 """Gradient rules, one module per op family (attribute ``grad``)."""
 from importlib import import_module
 
-for _family in ("elementwise", "movement", "indexing", "linalg", "creation", "nn", "checks",
-                "signal", "writes", "ufunc", "control"):
+for _family in ("elementwise", "linalg", "nn", "checks", "signal", "ufunc", "control"):
     try:
         import_module(f"{__name__}.{_family}")
     except ModuleNotFoundError as e:  # a family without rules yet

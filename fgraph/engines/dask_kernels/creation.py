@@ -6,7 +6,7 @@ import numpy as np
 from dask.array.core import elemwise
 
 from ...registry import attr_table, override
-from ..numpy_kernels.creation import space_rows  # the linspace family's recipe, shared with its out-kernels
+from ...ops.creation_kernels import space_rows  # the linspace family's recipe, shared with its out-kernels
 from .base import NUMPY, as_dask, broadcast, ndim_of, plain, tiled, whole
 
 _OUT_KERNELS = attr_table(NUMPY.out)

@@ -6,8 +6,6 @@ from importlib import import_module
 
 from ...ops import FAMILIES
 
-from . import leaves  # noqa: F401,E402
-
 for _family in FAMILIES:
     try:
         import_module(f"{__name__}.{_family}")

@@ -1,26 +1,25 @@
-"""NumPy kernels for the creation ops: NumPy's own creation functions, so
-values are NumPy's bit for bit.  None of them reads data it was not given."""
+"""The reference NumPy kernels of the creation ops (declared in
+``creation.py``): NumPy's own creation functions, so values are NumPy's bit for bit.  None of them reads data it was not given."""
 import math
 
 import numpy as np
 from numpy._core._multiarray_umath import _array_converter  # what np.linspace itself uses
 
-from ...registry import set_attr
-from .indexing import CHUNK, into
+from .indexing_kernels import CHUNK, into
 
 
-def _full(*fill, shape, dtype, fill_value=None):
+def full(*fill, shape, dtype, fill_value=None):
     out = np.empty(shape, dtype)
     # np.full and np.full_like fill with an unsafe cast; so do we
     np.copyto(out, fill[0] if fill else fill_value.array, casting="unsafe")
     return out
 
 
-def _arange(*, shape, dtype, start, stop, step):
+def arange(*, shape, dtype, start, stop, step):
     return np.arange(start.value, stop.value, step.value, dtype=dtype)
 
 
-def _linspace_step(start, stop, *, num, endpoint, dtype):
+def linspace_step(start, stop, *, num, endpoint, dtype):
     """The step of ``np.linspace(..., retstep=True)``, computed as NumPy computes
     it (in the inexact type of start and stop), without making the samples."""
     div = num - 1 if endpoint else num
@@ -31,36 +30,53 @@ def _linspace_step(start, stop, *, num, endpoint, dtype):
     return np.asarray(delta / div, dtype)
 
 
-def _grid(x, *, shape, axis):
+def meshgrid(x, *, shape, axis):
     src = [1] * len(shape)
     src[axis] = -1
     return np.broadcast_to(np.reshape(x, src), shape).copy()
 
 
-def _indices(*, dimensions, dtype, output=None):
+def indices(*, dimensions, dtype, output=None):
     if output is None:
         return np.indices(dimensions, dtype)
     return np.indices(dimensions, dtype, sparse=True)[output]
 
 
-set_attr("zeros", "numpy_kernel", lambda *, shape, dtype: np.zeros(shape, dtype))
-set_attr("ones", "numpy_kernel", lambda *, shape, dtype: np.ones(shape, dtype))
-set_attr("full", "numpy_kernel", _full)
-set_attr("arange", "numpy_kernel", _arange)
-set_attr("linspace", "numpy_kernel", lambda start, stop, *, num, endpoint, dtype, axis: np.linspace(
-    start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
-set_attr("linspace_step", "numpy_kernel", _linspace_step)
-set_attr("logspace", "numpy_kernel", lambda start, stop, base, *, num, endpoint, dtype, axis: np.logspace(
-    start, stop, num=num, endpoint=endpoint, base=base, dtype=dtype, axis=axis))
-set_attr("geomspace", "numpy_kernel", lambda start, stop, *, num, endpoint, dtype, axis: np.geomspace(
-    start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
+def zeros(*, shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+def ones(*, shape, dtype):
+    return np.ones(shape, dtype)
+
+
+def linspace(start, stop, *, num, endpoint, dtype, axis):
+    return np.linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
+
+
+def logspace(start, stop, base, *, num, endpoint, dtype, axis):
+    return np.logspace(start, stop, num=num, endpoint=endpoint, base=base, dtype=dtype, axis=axis)
+
+
+def geomspace(start, stop, *, num, endpoint, dtype, axis):
+    return np.geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
+
+
 # k (a diagonal index) is a Scalar param
-set_attr("eye", "numpy_kernel", lambda *, shape, dtype, k: np.eye(shape[0], shape[1], k.value, dtype))
-set_attr("tri", "numpy_kernel", lambda *, shape, dtype, k: np.tri(shape[0], shape[1], k.value, dtype))
-set_attr("tril", "numpy_kernel", lambda m, *, k: np.tril(m, k.value))
-set_attr("triu", "numpy_kernel", lambda m, *, k: np.triu(m, k.value))
-set_attr("meshgrid", "numpy_kernel", _grid)
-set_attr("indices", "numpy_kernel", _indices)
+def eye(*, shape, dtype, k):
+    return np.eye(shape[0], shape[1], k.value, dtype)
+
+
+def tri(*, shape, dtype, k):
+    return np.tri(shape[0], shape[1], k.value, dtype)
+
+
+def tril(m, *, k):
+    return np.tril(m, k.value)
+
+
+def triu(m, *, k):
+    return np.triu(m, k.value)
 
 
 # ---------------------------------------------------------------- out-kernels
@@ -70,17 +86,17 @@ set_attr("indices", "numpy_kernel", _indices)
 # linspace's arithmetic) replayed a chunk of rows at a time with the same
 # operations in the same dtypes, so the values are NumPy's bit for bit.
 
-def _zeros_out(*, out, shape, dtype):
+def zeros_out(*, out, shape, dtype):
     out.fill(0)
     return out
 
 
-def _ones_out(*, out, shape, dtype):
+def ones_out(*, out, shape, dtype):
     out.fill(1)
     return out
 
 
-def _full_out(*fill, out, shape, dtype, fill_value=None):
+def full_out(*fill, out, shape, dtype, fill_value=None):
     np.copyto(out, fill[0] if fill else fill_value.array, casting="unsafe")
     return out
 
@@ -91,7 +107,7 @@ def _as_setitem(value, dtype):
     return value.item() if isinstance(value, np.generic) and value.dtype != dtype else value
 
 
-def _arange_out(*, out, shape, dtype, start, stop, step):
+def arange_out(*, out, shape, dtype, start, stop, step):
     """np.arange: out[0] = start and out[1] = start + step (Python arithmetic,
     then setitem), then NumPy's fill loop for the rest."""
     n = out.shape[0]
@@ -261,24 +277,24 @@ def _geomspace_rows(start, stop, num, endpoint, dtype):
     return dt, fill
 
 
-def _linspace_out(start, stop, *, out, num, endpoint, dtype, axis):
+def linspace_out(start, stop, *, out, num, endpoint, dtype, axis):
     rows = None if out.size == 0 else space_rows("linspace", start, stop, None, num, endpoint, dtype)
     if rows is None:  # NumPy's own call: its errors on an empty result, or _COMPLEX
         return into(out, np.linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
     return _by_rows(out, axis, *rows)
 
 
-def _linspace_step_out(start, stop, *, out, num, endpoint, dtype):
+def linspace_step_out(start, stop, *, out, num, endpoint, dtype):
     div = num - 1 if endpoint else num
     dt = np.result_type(start, stop, 0.0)
     if div <= 0 or dt != out.dtype:
-        return into(out, _linspace_step(start, stop, num=num, endpoint=endpoint, dtype=dtype))
+        return into(out, linspace_step(start, stop, num=num, endpoint=endpoint, dtype=dtype))
     np.subtract(stop, start, dtype=dt, out=out)
     np.divide(out, div, out=out)
     return out
 
 
-def _logspace_out(start, stop, base, *, out, num, endpoint, dtype, axis):
+def logspace_out(start, stop, base, *, out, num, endpoint, dtype, axis):
     """np.logspace: ``power(base, linspace(start, stop, axis=axis))``, cast to dtype."""
     call = dict(start=start, stop=stop, num=num, endpoint=endpoint, base=base, dtype=dtype, axis=axis)
     if out.size == 0:  # NumPy's own call: its errors, on an empty result
@@ -293,14 +309,14 @@ def _logspace_out(start, stop, base, *, out, num, endpoint, dtype, axis):
     return _by_rows(out, axis, *rows)
 
 
-def _geomspace_out(start, stop, *, out, num, endpoint, dtype, axis):
+def geomspace_out(start, stop, *, out, num, endpoint, dtype, axis):
     rows = None if out.size == 0 else space_rows("geomspace", start, stop, None, num, endpoint, dtype)
     if rows is None:  # NumPy's own call: its errors, or _COMPLEX
         return into(out, np.geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
     return _by_rows(out, axis, *rows)
 
 
-def _eye_out(*, out, shape, dtype, k):
+def eye_out(*, out, shape, dtype, k):
     """np.eye: zeros, then ones every M+1 elements from the diagonal's start."""
     out.fill(0)
     m, k = shape[1], k.value
@@ -313,7 +329,7 @@ def _eye_out(*, out, shape, dtype, k):
 _HUGE = 2 ** 62
 
 
-def _tri_out(*, out, shape, dtype, k):
+def tri_out(*, out, shape, dtype, k):
     """np.tri's comparison, written (and cast) straight into ``out``."""
     n, m, k = shape[0], shape[1], k.value
     if abs(k) >= _HUGE:
@@ -322,7 +338,7 @@ def _tri_out(*, out, shape, dtype, k):
     return out
 
 
-def _tri_part_out(upper: bool):
+def tri_part_out(upper: bool):
     """np.tril/np.triu: ``m`` copied, then zeros written a band of rows at a time."""
     def kernel(m, *, out, k):
         m = np.asarray(m)
@@ -344,14 +360,14 @@ def _tri_part_out(upper: bool):
     return kernel
 
 
-def _grid_out(x, *, out, shape, axis):
+def meshgrid_out(x, *, out, shape, axis):
     src = [1] * len(shape)
     src[axis] = -1
     np.copyto(out, np.reshape(x, src))
     return out
 
 
-def _indices_out(*, out, dimensions, dtype, output=None):
+def indices_out(*, out, dimensions, dtype, output=None):
     ones = (1,) * len(dimensions)
     for i, dim in enumerate(dimensions):
         if output is None or i == output:
@@ -360,17 +376,5 @@ def _indices_out(*, out, dimensions, dtype, output=None):
     return out
 
 
-set_attr("zeros", "numpy_out_kernel", _zeros_out)
-set_attr("ones", "numpy_out_kernel", _ones_out)
-set_attr("full", "numpy_out_kernel", _full_out)
-set_attr("arange", "numpy_out_kernel", _arange_out)
-set_attr("linspace", "numpy_out_kernel", _linspace_out)
-set_attr("linspace_step", "numpy_out_kernel", _linspace_step_out)
-set_attr("logspace", "numpy_out_kernel", _logspace_out)
-set_attr("geomspace", "numpy_out_kernel", _geomspace_out)
-set_attr("eye", "numpy_out_kernel", _eye_out)
-set_attr("tri", "numpy_out_kernel", _tri_out)
-set_attr("tril", "numpy_out_kernel", _tri_part_out(False))
-set_attr("triu", "numpy_out_kernel", _tri_part_out(True))
-set_attr("meshgrid", "numpy_out_kernel", _grid_out)
-set_attr("indices", "numpy_out_kernel", _indices_out)
+tril_out = tri_part_out(False)
+triu_out = tri_part_out(True)

@@ -1,4 +1,4 @@
-"""NumPy kernels for the indexing ops.
+"""The reference NumPy kernels of the indexing ops (declared in ``indexing.py``).
 
 Out-of-range lazy indices make NumPy raise IndexError here; the Program
 turns that into an FgraphError naming the node (never a silent wrap/clip).
@@ -7,8 +7,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...ops.indexing import slice_key
-from ...registry import set_attr
+
+def slice_key(key: tuple) -> tuple:
+    """The Python key for a normalised ``slice`` op key (negative stop means 'to the start')."""
+    return tuple(slice(e[0], e[1] if e[1] >= 0 else None, e[2]) if type(e) is tuple else e for e in key)
+
 
 @lru_cache(maxsize=4096)
 def _slice_key(key):
@@ -16,12 +19,12 @@ def _slice_key(key):
     return slice_key(key) + (Ellipsis,)
 
 
-def _slice(x, key):
+def basic_index(x, key):
     """Basic indexing: always a view of x."""
     return np.asarray(x)[_slice_key(key)]
 
 
-def _advanced(x, *idx, key, front):
+def advanced_index(x, *idx, key, front):
     it = iter(idx)
     full = slice(None)
     k = [full if e is None else next(it) if e == "a" else e for e in key]
@@ -30,15 +33,15 @@ def _advanced(x, *idx, key, front):
     return np.asarray(x)[tuple(k)]
 
 
-def _select(*xs, n):
+def select(*xs, n):
     return np.select(list(xs[:n]), list(xs[n:2 * n]), xs[2 * n])
 
 
-def _searchsorted(a, v, *sorter, side):
+def searchsorted(a, v, *sorter, side):
     return np.searchsorted(a, v, side=side, sorter=sorter[0] if sorter else None)
 
 
-def _take(a, indices, axis, mode):
+def take(a, indices, axis, mode):
     if mode == "wrap" and (np.size(a) if axis is None else np.shape(a)[axis]) == 0:
         # NumPy's "wrap" loops forever on an empty axis when the result is empty
         # (numpy 2.4); "clip" gives the same: an empty result, or the same IndexError
@@ -46,17 +49,20 @@ def _take(a, indices, axis, mode):
     return np.take(a, indices, axis=axis, mode=mode)
 
 
-set_attr("slice", "numpy_kernel", _slice)
-set_attr("advanced_index", "numpy_kernel", _advanced)
-set_attr("take", "numpy_kernel", _take)
-set_attr("take_along_axis", "numpy_kernel", lambda arr, ind, axis: np.take_along_axis(np.asarray(arr), ind, axis=axis))
-set_attr("select", "numpy_kernel", _select)
-set_attr("choose", "numpy_kernel", lambda a, *choices, mode: np.choose(a, choices, mode=mode))
-set_attr("searchsorted", "numpy_kernel", _searchsorted)
-set_attr("unravel_index", "numpy_kernel",
-         lambda i, shape, order, output: np.unravel_index(i, shape, order=order)[output])
-set_attr("ravel_multi_index", "numpy_kernel",
-         lambda *idx, dims, mode, order: np.ravel_multi_index(idx, dims, mode=mode, order=order))
+def take_along_axis(arr, ind, axis):
+    return np.take_along_axis(np.asarray(arr), ind, axis=axis)
+
+
+def choose(a, *choices, mode):
+    return np.choose(a, choices, mode=mode)
+
+
+def unravel_index(i, shape, order, output):
+    return np.unravel_index(i, shape, order=order)[output]
+
+
+def ravel_multi_index(*idx, dims, mode, order):
+    return np.ravel_multi_index(idx, dims, mode=mode, order=order)
 
 
 # ---------------------------------------------------------------- out-kernels
@@ -107,8 +113,8 @@ def _as_is(a, dtype) -> bool:
     return isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
 
 
-def _slice_out(x, out, key):
-    return into(out, _slice(x, key))
+def basic_index_out(x, out, key):
+    return into(out, basic_index(x, key))
 
 
 def _advanced_pieces(x, idx, key, front, out):
@@ -121,9 +127,9 @@ def _advanced_pieces(x, idx, key, front, out):
     b = np.broadcast_shapes(*(np.shape(i) for i in idx))
     if b == () or (adjacent and positions[0] > 0):
         lead = (slice(None),) * key.index(None)  # out's first axis is x's first whole axis
-        return pieces(out, lambda s: _advanced(x[lead + (s,)], *idx, key=key, front=front))
+        return pieces(out, lambda s: advanced_index(x[lead + (s,)], *idx, key=key, front=front))
     full = [np.broadcast_to(i, b) for i in idx]
-    return pieces(out, lambda s: _advanced(x, *(i[s] for i in full), key=key, front=front))
+    return pieces(out, lambda s: advanced_index(x, *(i[s] for i in full), key=key, front=front))
 
 
 def _take_into(src, ind, ax, mode, out) -> bool:
@@ -142,10 +148,10 @@ def _take_into(src, ind, ax, mode, out) -> bool:
     return True
 
 
-def _advanced_out(x, *idx, out, key, front):
+def advanced_index_out(x, *idx, out, key, front):
     x = np.asarray(x)
     if out.size == 0 or out.ndim == 0:  # NumPy's own checks, on a tiny result
-        return into(out, _advanced(x, *idx, key=key, front=front))
+        return into(out, advanced_index(x, *idx, key=key, front=front))
     if len(idx) == 1 and isinstance(idx[0], np.ndarray) and idx[0].dtype.kind in "iu":
         # one index array, the other indexed axes integers: np.take on the view they leave
         v = x[tuple(e if type(e) is int else slice(None) for e in key)]
@@ -159,12 +165,12 @@ def _advanced_out(x, *idx, out, key, front):
     return _advanced_pieces(x, idx, key, front, out)
 
 
-def _take_out(a, indices, out, axis, mode):
+def take_out(a, indices, out, axis, mode):
     a, ind = np.asarray(a), np.asarray(indices)
     n = a.size if axis is None else a.shape[axis]
     if (out.size == 0 or out.ndim == 0 or n == 0 or ind.dtype.kind not in "iu"
             or mode == "raise" and not _in_bounds(ind, -n, n)):
-        return into(out, _take(a, indices, axis, mode))  # NumPy's result, or its IndexError
+        return into(out, take(a, indices, axis, mode))  # NumPy's result, or its IndexError
     src, ax = (a.reshape(-1), 0) if axis is None else (a, axis)
     # checked in range above, so "wrap" gives the values of "raise" without its buffered copy of out
     if _take_into(src, ind, ax, "wrap" if mode == "raise" else mode, out):
@@ -178,7 +184,7 @@ def _take_out(a, indices, out, axis, mode):
     return _advanced_pieces(src, (ind,), key, False, out)
 
 
-def _take_along_out(arr, ind, out, axis):
+def take_along_axis_out(arr, ind, out, axis):
     arr, ind = np.asarray(arr), np.asarray(ind)
     src, ax = (arr.reshape(-1), 0) if axis is None else (arr, axis)  # axis=None: the flattened array
     n = src.shape[ax]
@@ -195,7 +201,7 @@ def _take_along_out(arr, ind, out, axis):
     return pieces(out, lambda s: np.take_along_axis(cut(src, s), cut(ind, s), axis=ax), axis=k)
 
 
-def _select_out(*xs, out, n):
+def select_out(*xs, out, n):
     """np.select's own method: the default, then each choice where its
     condition holds, the first condition last (it takes precedence)."""
     values = [np.asarray(v) for v in xs[n:]]  # as np.select's broadcast_arrays converts them
@@ -205,7 +211,7 @@ def _select_out(*xs, out, n):
     return out
 
 
-def _choose_out(a, *choices, out, mode):
+def choose_out(a, *choices, out, mode):
     arr = np.asarray(a)
     if (out.size == 0 or out.ndim == 0 or arr.dtype.kind not in "iu"
             or mode == "raise" and not _in_bounds(arr, 0, len(choices))):
@@ -221,10 +227,10 @@ def _choose_out(a, *choices, out, mode):
                                                 out=dst, mode=mode), write=True)
 
 
-def _searchsorted_out(a, v, *sorter, out, side):
+def searchsorted_out(a, v, *sorter, out, side):
     v = np.asarray(v)
     if out.ndim == 0 or out.size <= CHUNK:
-        return into(out, _searchsorted(a, v, *sorter, side=side))
+        return into(out, searchsorted(a, v, *sorter, side=side))
     a = np.asarray(a)
     # what NumPy converts on every call, converted once for all the pieces
     common = np.promote_types(a.dtype, v.dtype)
@@ -233,10 +239,10 @@ def _searchsorted_out(a, v, *sorter, out, side):
     if sorter and not (isinstance(sorter[0], np.ndarray) and sorter[0].dtype == np.intp
                        and sorter[0].flags.c_contiguous):
         sorter = (np.ascontiguousarray(sorter[0], dtype=np.intp),)
-    return pieces(out, lambda s: _searchsorted(a, v[s], *sorter, side=side))
+    return pieces(out, lambda s: searchsorted(a, v[s], *sorter, side=side))
 
 
-def _unravel_out(i, out, shape, order, output):
+def unravel_index_out(i, out, shape, order, output):
     """Coordinate ``output`` of flat index ``i``: ``(i // stride) % dim``, two
     ufunc passes into ``out`` (exact integer arithmetic, as NumPy's)."""
     arr = np.asarray(i)
@@ -254,28 +260,17 @@ def _unravel_out(i, out, shape, order, output):
     return out
 
 
-def _ravel_multi_out(*idx, out, dims, mode, order):
+def ravel_multi_index_out(*idx, out, dims, mode, order):
     if out.ndim == 0 or out.size == 0:
         return into(out, np.ravel_multi_index(idx, dims, mode=mode, order=order))
     full = [np.broadcast_to(i, out.shape) for i in idx]
     return pieces(out, lambda s: np.ravel_multi_index(tuple(f[s] for f in full), dims, mode=mode, order=order))
 
 
-set_attr("slice", "numpy_out_kernel", _slice_out)
-set_attr("advanced_index", "numpy_out_kernel", _advanced_out)
-set_attr("take", "numpy_out_kernel", _take_out)
-set_attr("take_along_axis", "numpy_out_kernel", _take_along_out)
-set_attr("select", "numpy_out_kernel", _select_out)
-set_attr("choose", "numpy_out_kernel", _choose_out)
-set_attr("searchsorted", "numpy_out_kernel", _searchsorted_out)
-set_attr("unravel_index", "numpy_out_kernel", _unravel_out)
-set_attr("ravel_multi_index", "numpy_out_kernel", _ravel_multi_out)
-
-
 # ---------------------------------------------------------------- scatter_add
 
 def _scatter_key(idx, key, front):
-    """The NumPy key of a ``scatter_add``: as ``_advanced`` builds it."""
+    """The NumPy key of a ``scatter_add``: as ``advanced_index`` builds it."""
     it = iter(idx)
     k = [slice(None) if e is None else next(it) if e == "a" else e for e in key]
     if front:  # an Ellipsis standing for no axis puts the broadcast index dims first, as in the gather
@@ -283,16 +278,13 @@ def _scatter_key(idx, key, front):
     return tuple(k)
 
 
-def _scatter_add_out(values, *idx, out, shape, key, front):
+def scatter_add_out(values, *idx, out, shape, key, front):
     out.fill(0)
     np.add.at(out, _scatter_key(idx, key, front), values)  # unbuffered: repeated indices accumulate
     return out
 
 
-def _scatter_add(values, *idx, shape, key, front):
-    return _scatter_add_out(values, *idx, out=np.zeros(shape, np.asarray(values).dtype), shape=shape, key=key,
-                            front=front)
+def scatter_add(values, *idx, shape, key, front):
+    return scatter_add_out(values, *idx, out=np.zeros(shape, np.asarray(values).dtype), shape=shape, key=key,
+                           front=front)
 
-
-set_attr("scatter_add", "numpy_kernel", _scatter_add)
-set_attr("scatter_add", "numpy_out_kernel", _scatter_add_out)

@@ -1,4 +1,4 @@
-"""NumPy kernels for the movement ops.
+"""The reference NumPy kernels of the movement ops (declared in ``movement.py``).
 
 Plain kernels (``numpy_kernel``): the view ops return NumPy views of their
 input (never written to: kernels treat inputs as read-only; ``reshape``
@@ -23,72 +23,65 @@ import threading
 
 import numpy as np
 
-from ...registry import set_attr
 
-
-def _reshape(x, shape):
+def reshape(x, shape):
     return np.reshape(x, shape)
 
 
-def _transpose(x, axes):
+def transpose(x, axes):
     return np.transpose(x, axes)
 
 
-def _broadcast_to(x, shape):
+def broadcast_to(x, shape):
     return np.broadcast_to(x, shape)
 
 
-def _flip(x, axes):
+def flip(x, axes):
     return np.flip(x, axes)
 
 
-def _slice_axis(x, axis, start, stop, step):
+def slice_axis(x, axis, start, stop, step):
     return np.asarray(x)[(slice(None),) * axis + (slice(start, stop, step),)]
 
 
-def _concatenate(*xs, axis, dtype=None, casting="same_kind"):
+def concatenate(*xs, axis, dtype=None, casting="same_kind"):
     return np.concatenate(xs, axis=axis, dtype=dtype, casting=casting)
 
 
-def _repeat(x, repeats, axis):
+def repeat(x, repeats, axis):
     return np.repeat(x, np.asarray(repeats, dtype=np.intp), axis=axis)
 
-
-for _op, _fn in [("reshape", _reshape), ("transpose", _transpose), ("broadcast_to", _broadcast_to),
-                 ("flip", _flip), ("slice_axis", _slice_axis), ("concatenate", _concatenate),
-                 ("repeat", _repeat)]:
-    set_attr(_op, "numpy_kernel", _fn)
 
 
 # ---------------------------------------------------------------- out-kernels
 
-def _reshape_out(x, out, shape):
+def reshape_out(x, out, shape):
     # out seen in x's shape is a view (out is C-contiguous), and C order is reshape's order
     np.copyto(np.reshape(out, np.shape(x), copy=False), x)
     return out
 
 
-def _transpose_out(x, out, axes):
+def transpose_out(x, out, axes):
     np.copyto(out, np.transpose(x, axes))
     return out
 
 
-def _broadcast_to_out(x, out, shape):
+def broadcast_to_out(x, out, shape):
     np.copyto(out, x)  # copyto broadcasts as broadcast_to does (the rule checked the shapes)
     return out
 
 
-def _flip_out(x, out, axes):
+def flip_out(x, out, axes):
     np.copyto(out, np.flip(x, axes))
     return out
 
 
-def _slice_axis_out(x, out, axis, start, stop, step):
-    np.copyto(out, _slice_axis(x, axis, start, stop, step))
+def slice_axis_out(x, out, axis, start, stop, step):
+    np.copyto(out, slice_axis(x, axis, start, stop, step))
     return out
 
 
-def _concatenate_out(*xs, out, axis, dtype=None, casting="same_kind"):
+def concatenate_out(*xs, out, axis, dtype=None, casting="same_kind"):
     # NumPy refuses dtype= together with out=; out's dtype is the node's (dtype or the result type)
     return np.concatenate(xs, axis=axis, out=out, casting=casting)
 
@@ -128,7 +121,7 @@ def _plan(repeats: tuple) -> list:
     return entry
 
 
-def _repeat_out(x, out, repeats, axis):
+def repeat_out(x, out, repeats, axis):
     entry = _plan(repeats)
     runs = entry[1]
     x = np.asarray(x)
@@ -145,11 +138,6 @@ def _repeat_out(x, out, repeats, axis):
             entry[2] = np.repeat(np.arange(len(repeats), dtype=np.intp), np.asarray(repeats, dtype=np.intp))
         np.take(x, entry[2], axis=axis, out=out, mode="clip")  # in range: "raise" would buffer out
     else:
-        np.copyto(out, _repeat(x, repeats, axis))
+        np.copyto(out, repeat(x, repeats, axis))
     return out
 
-
-for _op, _fn in [("reshape", _reshape_out), ("transpose", _transpose_out), ("broadcast_to", _broadcast_to_out),
-                 ("flip", _flip_out), ("slice_axis", _slice_axis_out), ("concatenate", _concatenate_out),
-                 ("repeat", _repeat_out)]:
-    set_attr(_op, "numpy_out_kernel", _fn)
