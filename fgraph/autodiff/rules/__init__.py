@@ -1,8 +1,8 @@
 """Gradient rules, one module per op family (attribute ``grad``)."""
 from importlib import import_module
 
-for _family in ("elementwise", "reduction", "movement", "indexing", "linalg", "sorting", "creation", "nn", "checks",
-                "signal", "writes", "ufunc", "control"):
+for _family in ("reduction", "movement", "indexing", "linalg", "sorting", "creation", "nn", "checks",
+                "signal", "writes", "control"):
     try:
         import_module(f"{__name__}.{_family}")
     except ModuleNotFoundError as e:  # a family without rules yet

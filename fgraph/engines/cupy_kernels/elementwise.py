@@ -10,7 +10,7 @@ compiled to CUDA instead (``codegen``).
 import numpy as np
 
 from ...ops.elementwise import UFUNCS
-from ..numpy_kernels.elementwise import _astype_into, _complex_into
+from ...ops.elementwise import _astype_into, _complex_into
 from .support import cupy, dispatch, xp
 
 
