@@ -100,3 +100,14 @@ def test_a_new_elementwise_op_needs_only_its_opdef(softplus_op):
     g = fgraph.grad(f)(x)
     np.testing.assert_allclose(g, 3.0 / (1.0 + np.exp(-np.tanh(x) * 2.0)) * 2.0 * (1.0 - np.tanh(x) ** 2))
     assert set(attr_table("fusable")) >= {softplus_op}
+
+
+def test_reduceat_keeps_the_rows_of_a_micro_batch_apart():
+    x = fnp.placeholder((6, 5), "float64", name="x")
+    g = fgraph.Graph(fnp.subtract.reduceat(x * 2.0, [0, 2, 3], axis=1))
+    feed = np.arange(30.0).reshape(6, 5) ** 1.5
+    want = np.subtract.reduceat(feed * 2.0, [0, 2, 3], axis=1)
+    for k in (2, 4):
+        np.testing.assert_array_equal(fgraph.compile(g, micro_batch=k)(x=feed), want)
+    with pytest.raises(fgraph.FgraphError, match="batch axis 0"):
+        fgraph.compile(fgraph.Graph(fnp.subtract.reduceat(x, [0, 2], axis=0)), micro_batch=2)
