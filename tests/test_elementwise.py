@@ -246,7 +246,7 @@ def test_python_ints_too_large_for_a_double_are_refused_at_once(call):
                         "complex128"]), st.integers(0, 2 ** 32 - 1), st.sampled_from(["aa", "a0", "0a", "as", "sa"]))
 def test_where_kernel_selects_the_exact_bits(dtype, seed, form):
     # the out-kernel selects bits (no branches): it must match np.where bit for bit, NaN payloads and -0.0 too
-    from fgraph.engines.numpy_kernels.elementwise import _where
+    from fgraph.ops.elementwise import _where
 
     rng = np.random.default_rng(seed)
     raw = rng.integers(0, 256, size=(2, 3, 4 * np.dtype(dtype).itemsize), dtype=np.uint8)

@@ -71,14 +71,6 @@ def _broadcasting(node: Node, c: Ctx) -> tuple:
     return node.params
 
 
-def _fused_reduce(node: Node, c: Ctx) -> tuple:
-    shape = node.param("shape")
-    if 0 in node.param("axis"):
-        raise Mixes("its reduction runs over the batch axis 0")
-    c.aligned(node, range(len(node.inputs)), len(shape))
-    return _set(node.params, shape=c.rows(shape))
-
-
 def _reduction(node: Node, c: Ctx) -> tuple:
     """sum/mean/max/argmax/average/...: over axes other than 0; a where mask
     or weights broadcast like an element-wise operand."""
@@ -145,7 +137,6 @@ def _matrix_transpose(node: Node, c: Ctx) -> tuple:
 # ---------------------------------------------------------------- op-specific rules (to move to their families)
 
 _RULES = {
-    "fused_reduce": _fused_reduce,
     "conv2d": _conv_like,
     "conv_transpose2d": _conv_like,
     "max_pool2d": _conv_like,

@@ -1,6 +1,19 @@
 """Element-wise ops: every real/complex NumPy ufunc, plus where, clip, round,
 astype and friends.  Shapes broadcast; dtypes follow NumPy's own ufunc loop
-resolution under NEP 50 (Python scalars are weak)."""
+resolution under NEP 50 (Python scalars are weak).
+
+Each op is declared here once, with every fact about it: its shape/dtype
+rule, its flags, its reference NumPy kernel and out-form (the out-forms are
+what fused kernels call too, :func:`out_form`) and its gradient rule.  The
+ufuncs are taken from NumPy in a loop; what the loop declares for each
+comes from the tables of the section "the ufuncs" (gradient rules by name:
+``_DERIVATIVES`` for unary ones, ``_GRADS`` for the others, ``_NO_GRADIENT``
+for piecewise-constant results).  A new element-wise op is one ``defop``
+here (or one table entry, for a NumPy ufunc), plus its tests.
+
+Gradient rules are written with fgraph's NumPy names, taken from the
+namespace when a rule runs (``building.namespace()``: fgraph.numpy is built
+from this module)."""
 from __future__ import annotations
 
 import builtins
@@ -13,7 +26,9 @@ from ..errors import DTypeError, FgraphError, user_location
 from ..tensor import Tensor, apply, lift, literal_node, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
 from ..symbol import Node, error_at, make_node, refuse_out
-from ..registry import set_attr
+from ..opdef import no_gradient
+from ..registry import NUMPY, Refused, attr_table
+from .building import namespace
 from .ufunc import OBJECTS as UFUNC_OBJECTS
 from .ufunc import Ufunc
 
@@ -40,10 +55,216 @@ def _ufunc_rule(ufunc: np.ufunc, output: int = 0):
     return rule
 
 
+# ---------------------------------------------------------------- the ufuncs: kernels and gradients
+#
+# A ufunc's NumPy kernel and out-form are the NumPy ufunc itself; a
+# multi-output one (divmod, modf, frexp) makes one node per output (param
+# ``output``).
+
+def _multi_output_kernel(u: np.ufunc):
+    def run(*xs, output, dtype=None):
+        return u(*xs, dtype=dtype)[output]
+    return run
+
+
+def _multi_output(u: np.ufunc):
+    def run(*xs, out, output, dtype=None):
+        outs = tuple(out if j == output else None for j in range(u.nout))
+        return u(*xs, out=outs, dtype=dtype)[output]
+    return run
+
+
+LN2, LN10 = float(np.log(2.0)), float(np.log(10.0))
+
+#: unary ufunc -> its derivative ``d(out, x)`` (the rule multiplies it by g)
+_DERIVATIVES = {
+    "negative": lambda o, x: -1.0,
+    "positive": lambda o, x: 1.0,
+    "conjugate": lambda o, x: 1.0,
+    "absolute": lambda o, x: namespace().sign(x),
+    "fabs": lambda o, x: namespace().sign(x),
+    "exp": lambda o, x: o,
+    "exp2": lambda o, x: o * LN2,
+    "expm1": lambda o, x: o + 1.0,
+    "log": lambda o, x: 1.0 / x,
+    "log2": lambda o, x: 1.0 / (x * LN2),
+    "log10": lambda o, x: 1.0 / (x * LN10),
+    "log1p": lambda o, x: 1.0 / (x + 1.0),
+    "sqrt": lambda o, x: 0.5 / o,
+    "cbrt": lambda o, x: 1.0 / (3.0 * o * o),
+    "square": lambda o, x: 2.0 * x,
+    "reciprocal": lambda o, x: -(o * o),
+    "sin": lambda o, x: namespace().cos(x),
+    "cos": lambda o, x: -namespace().sin(x),
+    "tan": lambda o, x: 1.0 + o * o,
+    "arcsin": lambda o, x: 1.0 / namespace().sqrt(1.0 - x * x),
+    "arccos": lambda o, x: -1.0 / namespace().sqrt(1.0 - x * x),
+    "arctan": lambda o, x: 1.0 / (1.0 + x * x),
+    "sinh": lambda o, x: namespace().cosh(x),
+    "cosh": lambda o, x: namespace().sinh(x),
+    "tanh": lambda o, x: 1.0 - o * o,
+    "arcsinh": lambda o, x: 1.0 / namespace().sqrt(x * x + 1.0),
+    "arccosh": lambda o, x: 1.0 / namespace().sqrt(x * x - 1.0),
+    "arctanh": lambda o, x: 1.0 / (1.0 - x * x),
+    "deg2rad": lambda o, x: np.pi / 180.0,
+    "radians": lambda o, x: np.pi / 180.0,
+    "rad2deg": lambda o, x: 180.0 / np.pi,
+    "degrees": lambda o, x: 180.0 / np.pi,
+}
+
+
+def _unary(d):
+    """The gradient rule of a unary ufunc whose derivative is ``d(out, x)``."""
+    def rule(out, ins, g, **params):
+        return (g * d(out, ins[0]),)
+    return rule
+
+
+def _add(out, ins, g):
+    return g, g
+
+
+def _subtract(out, ins, g):
+    return g, -g
+
+
+def _multiply(out, ins, g):
+    a, b = ins
+    return g * b, g * a
+
+
+def _divide(out, ins, g, dtype=None):
+    a, b = ins
+    return g / b, -g * out / b
+
+
+def _power(out, ins, g, dtype=None):
+    fnp = namespace()
+    a, b = ins
+    # a Python exponent stays a Python scalar (x ** 2 -> 2 * x ** 1): a 0-d
+    # int64 array would promote float32 to float64 under NEP 50
+    bm1 = b.node.param("value").value - 1 if b.node.op == "literal" else b - 1
+    da = g * b * fnp.power(a, bm1)
+    # d/db a**b = a**b log(a); 0 where a == 0 (the limit from the right)
+    db = fnp.where(a == 0, 0.0, g * out * fnp.log(fnp.where(a == 0, 1.0, a)))
+    return da, db
+
+
+def _maximum(out, ins, g):
+    fnp = namespace()
+    a, b = ins
+    first = a >= b  # ties go to the first argument
+    return fnp.where(first, g, 0.0), fnp.where(first, 0.0, g)
+
+
+def _minimum(out, ins, g):
+    fnp = namespace()
+    a, b = ins
+    first = a <= b
+    return fnp.where(first, g, 0.0), fnp.where(first, 0.0, g)
+
+
+def _arctan2(out, ins, g):
+    a, b = ins
+    r = a * a + b * b
+    return g * b / r, -g * a / r
+
+
+def _hypot(out, ins, g):
+    a, b = ins
+    return g * a / out, g * b / out
+
+
+def _logaddexp(out, ins, g):
+    fnp = namespace()
+    a, b = ins
+    return g * fnp.exp(a - out), g * fnp.exp(b - out)
+
+
+def _logaddexp2(out, ins, g):
+    fnp = namespace()
+    a, b = ins
+    return g * fnp.exp2(a - out), g * fnp.exp2(b - out)
+
+
+def _copysign(out, ins, g):
+    fnp = namespace()
+    a, b = ins
+    return g * fnp.sign(a) * fnp.where(fnp.signbit(b), -1.0, 1.0), None
+
+
+def _remainder(out, ins, g):
+    a, b = ins
+    return g, -g * namespace().floor_divide(a, b)
+
+
+def _fmod(out, ins, g):
+    a, b = ins
+    return g, -g * namespace().trunc(a / b)
+
+
+def _ldexp(out, ins, g):
+    a, n = ins
+    return g * namespace().exp2(n.astype(out.dtype)), None
+
+
+def _modf(out, ins, g, output, dtype=None):
+    return (g if output == 0 else None),
+
+
+def _divmod(out, ins, g, output, dtype=None):
+    a, b = ins
+    return (None, None) if output == 0 else (g, -g * namespace().floor_divide(a, b))
+
+
+#: gradient rules of the ufuncs that are not in _DERIVATIVES
+_GRADS = {
+    "add": _add, "subtract": _subtract, "multiply": _multiply, "divide": _divide,
+    "power": _power, "float_power": _power, "maximum": _maximum, "fmax": _maximum,
+    "minimum": _minimum, "fmin": _minimum, "arctan2": _arctan2, "hypot": _hypot,
+    "logaddexp": _logaddexp, "logaddexp2": _logaddexp2, "copysign": _copysign,
+    "remainder": _remainder, "fmod": _fmod, "ldexp": _ldexp, "modf": _modf, "divmod": _divmod,
+}
+
+#: piecewise constant (or boolean/integer valued): no gradient flows
+_NO_GRADIENT = frozenset((
+    "floor", "ceil", "trunc", "rint", "sign", "signbit", "spacing", "nextafter", "heaviside", "floor_divide",
+    "frexp", "isnan", "isinf", "isfinite", "equal", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "invert", "left_shift", "right_shift", "gcd", "lcm", "bitwise_count"))
+
+
+def ufunc_grad(name: str):
+    """The gradient rule of NumPy's ufunc ``name``: from the tables above (a
+    Refused for a ufunc a later NumPy adds, until it has an entry)."""
+    if name in _DERIVATIVES:
+        return _unary(_DERIVATIVES[name])
+    if name in _GRADS:
+        return _GRADS[name]
+    if name in _NO_GRADIENT:
+        return no_gradient
+    return Refused(f"numpy.{name} has no gradient rule yet (fgraph/ops/elementwise.py's tables give none)")
+
+
+#: ufunc -> may_raise: integers to negative integer powers fail on the data;
+#: the engine writes no variable in place before such a node
+_MAY_RAISE = {"power": lambda node: node.dtype.kind in "iu"}
+
 # inplace: the output may overwrite these inputs when shape and dtype agree
 # (a ufunc reads each element before writing it)
 for _name, _u in UFUNCS.items():
-    defop(_name, _ufunc_rule(_u), f"numpy.{_name}", elementwise=True, nin=_u.nin, nout=1, inplace="all")
+    defop(_name, _ufunc_rule(_u), f"numpy.{_name}", elementwise=True, fusable=True, nin=_u.nin, nout=1,
+          inplace="all", may_raise=_MAY_RAISE.get(_name),
+          kernel=_u if _u.nout == 1 else _multi_output_kernel(_u),
+          out_kernel=_u if _u.nout == 1 else _multi_output(_u), grad=ufunc_grad(_name))
+
+_OUT_KERNELS = attr_table(NUMPY.out)
+
+
+def out_form(op: str, params: dict | None = None):
+    """``f(*args, out=buffer, **params)`` for element-wise op ``op``: its
+    declared out-kernel (the NumPy ufunc itself for a one-output ufunc)."""
+    return _OUT_KERNELS[op]
 
 
 def _ufunc_function(public: str, name: str) -> Ufunc:
@@ -246,7 +467,55 @@ def _where_rule(inputs):
     return broadcast_shapes(cond.shape, x.shape, y.shape), result_type(x, y)
 
 
-defop("where", _where_rule, "numpy.where(cond, x, y)", elementwise=True, nin=3)
+_BITS = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _as_bits(v, dtype, bits):
+    """``v`` (an array of ``dtype``, or a scalar cast to it) as integers of
+    the same bits; None when a cast of a whole array would be needed."""
+    if isinstance(v, np.ndarray) and v.ndim:
+        return v.view(bits) if v.dtype == dtype else None
+    return np.asarray(v).astype(dtype).view(bits)
+
+
+def _where(cond, x, y, out):
+    """``where(cond, x, y)`` into ``out``.
+
+    NumPy's where branches on every element, which is slow when the mask is
+    unpredictable (a ReLU's gradient).  When the branches already have the
+    output's dtype (or are scalars), select bits instead, in three passes
+    over ``out`` and no temporary: ``out = y ^ ((x ^ y) * cond)`` on the
+    values' bits as integers.  Exact for every value (NaN payloads, -0.0)."""
+    bits = _BITS.get(out.dtype.itemsize) if out.dtype.kind in "biufc" else None
+    if bits is not None and isinstance(cond, np.ndarray) and cond.dtype == np.bool_:
+        xb, yb = _as_bits(x, out.dtype, bits), _as_bits(y, out.dtype, bits)
+        if xb is not None and yb is not None:
+            o = out.view(bits)
+            if not yb.ndim and not yb:  # where(c, x, 0): one pass
+                return np.multiply(xb, cond, out=o).view(out.dtype)
+            np.bitwise_xor(xb, yb, out=o)
+            np.multiply(o, cond, out=o)
+            np.bitwise_xor(o, yb, out=o)
+            return out
+    np.copyto(out, y, casting="unsafe")
+    np.copyto(out, x, casting="unsafe", where=np.broadcast_to(cond, out.shape))
+    return out
+
+
+def _where_new(cond, x, y):
+    dtype = np.result_type(x, y)
+    shape = np.broadcast_shapes(np.shape(cond), np.shape(x), np.shape(y))
+    return _where(cond, x, y, np.empty(shape, dtype))
+
+
+def _where_grad(out, ins, g):
+    fnp = namespace()
+    c, x, y = ins
+    return None, fnp.where(c, g, 0.0), fnp.where(c, 0.0, g)
+
+
+defop("where", _where_rule, "numpy.where(cond, x, y)", elementwise=True, fusable=True, nin=3,
+      kernel=_where_new, out_kernel=_where, grad=_where_grad)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -272,7 +541,15 @@ def _clip_rule(inputs):
     return broadcast_shapes(*(i.shape for i in inputs)), ufunc_dtypes(np._core.umath.clip, inputs)[3]
 
 
-defop("clip", _clip_rule, "numpy.clip(a, lo, hi)", elementwise=True, nin=3, inplace="all")
+def _clip_grad(out, ins, g):
+    fnp = namespace()
+    a, lo, hi = ins
+    inside = (a >= lo) & (a <= hi)
+    return fnp.where(inside, g, 0.0), fnp.where(a < lo, g, 0.0), fnp.where(a > hi, g, 0.0)
+
+
+defop("clip", _clip_rule, "numpy.clip(a, lo, hi)", elementwise=True, fusable=True, nin=3, inplace="all",
+      kernel=np.clip, out_kernel=lambda a, lo, hi, out: np.clip(a, lo, hi, out=out), grad=_clip_grad)
 
 _NO_VALUE = object()
 
@@ -306,10 +583,31 @@ def _probe_rule(fn):
     return rule
 
 
-defop("round", _probe_rule(np.round), "numpy.round(a, decimals)", elementwise=True, nin=1, inplace="all")
-defop("fix", _probe_rule(np.fix), "numpy.fix", elementwise=True, nin=1, inplace="all")
-defop("real", _probe_rule(np.real), "numpy.real", elementwise=True, nin=1)
-defop("imag", _probe_rule(np.imag), "numpy.imag", elementwise=True, nin=1)
+def _copy_into(fn):
+    def run(*args, out, **params):
+        np.copyto(out, fn(*args, **params), casting="unsafe")
+        return out
+    return run
+
+
+def _real_grad(out, ins, g):
+    return g,
+
+
+def _imag_grad(out, ins, g):
+    return None,  # the imaginary part of a real input is 0 whatever it is
+
+
+defop("round", _probe_rule(np.round), "numpy.round(a, decimals)", elementwise=True, fusable=True, nin=1,
+      inplace="all", kernel=np.round, out_kernel=lambda a, out, decimals=0: np.round(a, decimals, out=out),
+      grad=no_gradient)
+defop("fix", _probe_rule(np.fix), "numpy.fix", elementwise=True, fusable=True, nin=1, inplace="all",
+      kernel=np.fix, out_kernel=lambda a, out: np.fix(a, out=out), grad=no_gradient)
+# the out-forms copy: np.real/np.imag give a view, so the copy is the only write
+defop("real", _probe_rule(np.real), "numpy.real", elementwise=True, fusable=True, nin=1,
+      kernel=np.real, out_kernel=_copy_into(np.real), grad=_real_grad)
+defop("imag", _probe_rule(np.imag), "numpy.imag", elementwise=True, fusable=True, nin=1,
+      kernel=np.imag, out_kernel=_copy_into(np.imag), grad=_imag_grad)
 
 
 def round(a, decimals=0, out=None):
@@ -350,9 +648,20 @@ def _complex_rule(inputs, dtype):
     return broadcast_shapes(*(p.shape for p in inputs)), dtype
 
 
+def _complex_into(re, im, out, dtype=None):
+    np.copyto(out.real, re)  # (NumPy's protocols hand CuPy arrays to CuPy)
+    np.copyto(out.imag, im)
+    return out
+
+
+def _complex(re, im, dtype):
+    return _complex_into(re, im, np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), dtype))
+
+
 defop("complex", _complex_rule, "The complex value with real part re and imaginary part im (param dtype), "
                                 "each copied exactly: signed zeros, infinities and NaNs are kept.",
-      elementwise=True, nin=2)
+      elementwise=True, nin=2, kernel=_complex, out_kernel=_complex_into,
+      grad=Refused("its result is complex: gradients are for real floating dtypes only"))
 
 
 def make_complex(re, im):
@@ -377,7 +686,21 @@ def _astype_rule(inputs, dtype, casting="unsafe"):
     return x.shape, dtype
 
 
-defop("astype", _astype_rule, "x.astype(dtype)", elementwise=True, nin=1)
+def _astype(x, dtype, casting="unsafe"):
+    return np.asarray(x).astype(dtype, casting=casting)
+
+
+def _astype_into(a, out, dtype=None, casting="unsafe"):
+    np.copyto(out, a, casting="unsafe")
+    return out
+
+
+def _astype_grad(out, ins, g, dtype, casting="unsafe"):
+    return g,
+
+
+defop("astype", _astype_rule, "x.astype(dtype)", elementwise=True, fusable=True, nin=1, kernel=_astype,
+      out_kernel=_astype_into, grad=_astype_grad)
 
 
 #: (type and value of the dtype argument, casting, stack, source dtype) ->
@@ -414,7 +737,3 @@ def astype(x, dtype, /, *, copy=True, casting="unsafe", device=None):
 
 __all__ += ["where", "clip", "round", "around", "fix", "real", "imag", "astype"]
 
-
-# may_raise: integers to negative integer powers fail on the data; the
-# engine writes no variable in place before such a node
-set_attr("power", "may_raise", lambda node: node.dtype.kind in "iu")

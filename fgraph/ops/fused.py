@@ -6,12 +6,24 @@ A fused node's ``expr`` is a straight-line program over its inputs:
 ``-1 - a`` and ``a >= 0`` is the result of instruction ``a``; the last
 instruction is the node's value.  Every instruction has the node's full
 shape (smaller subexpressions stay outside the group, computed once).
+
+Their NumPy kernels are the NumPy engine's own runtime (the fused
+strategies; fma's and adagrad's out-forms), registered from
+``engines/numpy_kernels/fused.py``.  Autodiff expands a node back into the
+ops it stands for (:func:`expand_node`) before differentiating, so each
+declares its gradient as a ``Refused`` saying so.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..registry import Refused, get_attr
 from ..shape import broadcast_shapes, defop, ufunc_dtypes
+from .batching import Mixes, _set
+
+#: every op here is expanded back into the ops it stands for before differentiation (autodiff/core.py)
+_EXPANDED = Refused("autodiff differentiates the element-wise ops it stands for: it expands the node first "
+                    "(fgraph.ops.fused.expand_node)")
 
 
 def _fused_rule(inputs, expr, shape, sources=()):
@@ -23,13 +35,19 @@ def _fused_inplace(node) -> tuple:
     """Inputs a fused kernel may overwrite: chunk by chunk, only its last
     instruction writes the output, after every read of that chunk; so it is
     in-place when that instruction's op is."""
-    from ..registry import get_attr
-
     return tuple(range(len(node.inputs))) if get_attr(node.param("expr")[-1][0], "inplace", None) == "all" else ()
 
 
-defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel.", elementwise=True,
-      inplace=_fused_inplace)
+def _fused_may_raise(node) -> bool:
+    """A fused group fails on its data when one of its instructions can:
+    integer power is the only element-wise op that does."""
+    return any(op == "power" and np.dtype(dtype).kind in "iu" for op, _, _, dtype in node.param("expr"))
+
+
+# (the NumPy kernels of fused and fused_reduce are the NumPy engine's strategy
+# runtime: engines/numpy_kernels/fused.py registers them)
+defop("fused", _fused_rule, "A group of element-wise ops evaluated by one kernel.", elementwise=True, fusable=True,
+      inplace=_fused_inplace, may_raise=_fused_may_raise, grad=_EXPANDED)
 
 
 def reduce_result(expr, shape, reduce, axis, keepdims, dtype=None):
@@ -52,8 +70,18 @@ def _fused_reduce_rule(inputs, expr, shape, reduce, axis, keepdims, dtype=None, 
 #: see exactly the values, in the order, that NumPy's own call sees
 FUSABLE_REDUCTIONS = ("sum", "prod", "mean", "max", "min", "any", "all")
 
+def _fused_reduce_batch(node, c) -> tuple:
+    """Micro-batching: the rows stay apart unless the reduction runs over axis 0."""
+    shape = node.param("shape")
+    if 0 in node.param("axis"):
+        raise Mixes("its reduction runs over the batch axis 0")
+    c.aligned(node, range(len(node.inputs)), len(shape))
+    return _set(node.params, shape=c.rows(shape))
+
+
 defop("fused_reduce", _fused_reduce_rule, "An element-wise group ending in a reduction over trailing axes, "
-      "evaluated a block of rows at a time (the full-size value is never stored).")
+      "evaluated a block of rows at a time (the full-size value is never stored).", may_raise=_fused_may_raise,
+      grad=_EXPANDED, batch_rule=_fused_reduce_batch)
 
 
 class _Aval:
@@ -76,7 +104,7 @@ def _fma_rule(inputs):
 
 
 defop("fma", _fma_rule, "a * b + c with NumPy's two roundings, one temporary fewer.", elementwise=True,
-      inplace="all")
+      fusable=True, inplace="all", grad=_EXPANDED)
 
 
 def _adagrad_rule(inputs):
@@ -87,7 +115,7 @@ def _adagrad_rule(inputs):
 
 
 defop("adagrad", _adagrad_rule, "x - lr * g / sqrt(cache + eps) (Owl's fused AdaGrad update).", elementwise=True,
-      inplace="all")
+      fusable=True, inplace="all", grad=_EXPANDED)
 
 __all__: list = []
 
@@ -121,13 +149,6 @@ def expand_adagrad(inputs):
 #: op -> its instructions in a fused expression, for ops that are not one ufunc
 EXPANSIONS = {"fma": expand_fma, "adagrad": expand_adagrad}
 
-# Ops a fused expression can hold: one output per element, an out= form.
-from ..registry import set_attr  # noqa: E402
-from .elementwise import UFUNCS  # noqa: E402
-
-for _op in list(UFUNCS) + ["where", "clip", "round", "fix", "astype", "real", "imag", "fma", "adagrad", "fused"]:
-    set_attr(_op, "fusable", True)
-
 
 def expand_node(node, inputs=None):
     """The ops a fused/fma/adagrad/fused_reduce node stands for, rebuilt as
@@ -152,12 +173,3 @@ def expand_node(node, inputs=None):
     return getattr(reduction, p["reduce"])(Tensor(value), axis=p["axis"], keepdims=p["keepdims"],
                                            dtype=p["dtype"]).node
 
-
-def _fused_may_raise(node) -> bool:
-    """A fused group fails on its data when one of its instructions can:
-    integer power is the only element-wise op that does."""
-    return any(op == "power" and np.dtype(dtype).kind in "iu" for op, _, _, dtype in node.param("expr"))
-
-
-for _op in ("fused", "fused_reduce"):
-    set_attr(_op, "may_raise", _fused_may_raise)

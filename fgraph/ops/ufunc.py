@@ -33,6 +33,22 @@ whatever the axis length):
                       result is a copy of ``a`` after ``ufunc.at``
                       (repeated indices accumulate).
 
+Their NumPy kernels call the NumPy ufunc's method itself with the node's
+params, so values are NumPy's bit for bit.  Their gradients:
+``add/multiply/maximum/minimum.reduce`` and ``add/multiply.accumulate`` are
+built from ``sum``/``prod``/``max``/``min``/``cumsum``/``cumprod``, whose
+rules apply; the dedicated ops cover what those cannot express exactly:
+
+* ``ufunc_at`` of ``add``/``subtract`` (``np.add.at``, a scatter-add):
+  ``a``'s cotangent is ``g``, ``b``'s is ``g`` gathered at the index
+  (negated for subtract; every occurrence of a repeated index adds its
+  ``b``), summed down to ``b``'s shape.
+* Integer and bool results are not differentiable: None for every input
+  (as for ``argmax``), so a vector-Jacobian product through them gives zeros.
+* A float result of any other ufunc method (``subtract.reduce``,
+  ``divide.accumulate``, ``add.reduceat``, ``maximum.at``...) has no rule
+  yet: asking for its gradient raises, naming the method.
+
 ``Tensor.__array_ufunc__`` sends NumPy's own ufunc calls on lazy arrays
 (``numpy.add.reduce(t)``, ``numpy.add.at(t, i, 1)``, ``numpy.add(t, 1,
 out=t)``) here through :func:`array_ufunc`.
@@ -49,6 +65,7 @@ from ..tensor import Tensor, assign, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
 from ..symbol import Const, Scalar, error_at, make_node
 from .. import stack as _stack
+from .batching import Mixes
 from .building import remembered
 from .reduction import static_param
 
@@ -270,13 +287,97 @@ def _at_rule(inputs, ufunc, key, tuple, operand):
     return inputs[0].shape, inputs[0].dtype
 
 
+# ---------------------------------------------------------------- their NumPy kernels
+
+def _reduce(x, *mask, ufunc, axis, dtype, keepdims, initial=_NoValue, out_dtype=None):
+    kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims}
+    if initial is not _NoValue:
+        kw["initial"] = _unwrap(initial)
+    if mask:
+        kw["where"] = mask[0]
+    if out_dtype is not None:  # NumPy reduces into out=, whose dtype picks its loop
+        kw["out"] = np.empty(_reduced(np.shape(x), axis, keepdims), out_dtype)
+    return np.asarray(NUMPY_UFUNCS[ufunc].reduce(x, **kw))
+
+
+def _accumulate(x, *, ufunc, axis, dtype, out_dtype=None):
+    out = None if out_dtype is None else np.empty(np.shape(x), out_dtype)
+    return NUMPY_UFUNCS[ufunc].accumulate(x, axis=axis, dtype=dtype, out=out)
+
+
+def _reduceat(x, indices, *, ufunc, axis, dtype, out_dtype=None):
+    out = None
+    if out_dtype is not None:
+        shape = list(np.shape(x))
+        shape[axis] = len(indices)
+        out = np.empty(tuple(shape), out_dtype)
+    return NUMPY_UFUNCS[ufunc].reduceat(x, indices, axis=axis, dtype=dtype, out=out)
+
+
+def _at_into(out, a, args, ufunc, key, tuple, operand):
+    b = args[:1] if operand else ()
+    NUMPY_UFUNCS[ufunc].at(out, decode_key(key, args[len(b):], tuple), *b)
+    return out
+
+
+def _at(a, *args, ufunc, key, tuple, operand):
+    return _at_into(np.array(a, copy=True), a, args, ufunc, key, tuple, operand)
+
+
+def _at_out(a, *args, out, ufunc, key, tuple, operand):
+    a = np.asarray(a)
+    if not (out.__array_interface__["data"][0] == a.__array_interface__["data"][0] and out.strides == a.strides):
+        np.copyto(out, a)
+    return _at_into(out, a, args, ufunc, key, tuple, operand)
+
+
+# ---------------------------------------------------------------- their gradients (see the module docstring)
+
+_METHOD = {"ufunc_reduce": "reduce", "ufunc_accumulate": "accumulate", "ufunc_reduceat": "reduceat",
+           "ufunc_at": "at"}
+
+
+def _refused(out, ufunc: str, op: str):
+    raise error_at(FgraphError, "grad", f"numpy.{ufunc}.{_METHOD[op]} has no gradient rule (node made at "
+                                        f"{out.node.where[0]}:{out.node.where[1]})" if out.node.where else
+                   f"numpy.{ufunc}.{_METHOD[op]} has no gradient rule")
+
+
+def _method_rule(op: str):
+    def rule(out, ins, g, ufunc, **params):
+        if out.dtype.kind != "f":
+            return (None,) * len(ins)
+        _refused(out, ufunc, op)
+    return rule
+
+
+def _at_grad(out, ins, g, ufunc, key, tuple, operand):
+    if out.dtype.kind != "f":
+        return (None,) * len(ins)
+    if ufunc not in ("add", "subtract") or not operand:
+        _refused(out, ufunc, "ufunc_at")
+    region = g[decode_key(key, ins[2:], tuple)]
+    return (g, region if ufunc == "add" else -region) + (None,) * (len(ins) - 2)
+
+
 defop("ufunc_reduce", _reduce_rule, "numpy.<ufunc>.reduce(x, axis, dtype, keepdims, initial, where=mask); "
-                                    "inputs: x[, mask]", reduction=True, may_raise=True)
-defop("ufunc_accumulate", _accumulate_rule, "numpy.<ufunc>.accumulate(x, axis, dtype)", scan=True, may_raise=True)
+                                    "inputs: x[, mask]", reduction=True, may_raise=True,
+      kernel=_reduce, grad=_method_rule("ufunc_reduce"))
+defop("ufunc_accumulate", _accumulate_rule, "numpy.<ufunc>.accumulate(x, axis, dtype)", scan=True, may_raise=True,
+      kernel=_accumulate, grad=_method_rule("ufunc_accumulate"))
+def _reduceat_batch(node, c) -> tuple:
+    """Micro-batching: each row reduces its own slices, unless the slices run along the batch axis 0."""
+    if node.param("axis") == 0:
+        raise Mixes("it reduces slices along the batch axis 0")
+    c.only(node, 0)  # batched indices: every row would take each row's slices
+    return node.params
+
+
 defop("ufunc_reduceat", _reduceat_rule, "numpy.<ufunc>.reduceat(x, indices, axis, dtype); inputs: x, indices",
-      may_raise=True)
+      may_raise=True, kernel=_reduceat, grad=_method_rule("ufunc_reduceat"), batch_rule=_reduceat_batch)
 defop("ufunc_at", _at_rule, "a copy of a after numpy.<ufunc>.at(a, key, b) (repeated indices accumulate); inputs: "
-                            "a[, b], *index arrays", inplace=(0,), may_raise=True)
+                            "a[, b], *index arrays", inplace=(0,), may_raise=True,
+      kernel=_at, out_kernel=_at_out, grad=_at_grad)
 
 
 def decode_key(key: tuple, arrays, is_tuple: bool):

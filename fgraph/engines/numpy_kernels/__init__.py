@@ -12,5 +12,3 @@ for _family in FAMILIES:
     except ModuleNotFoundError as e:  # a family whose reference kernels are declared with its ops
         if e.name != f"{__name__}.{_family}":
             raise
-
-from . import ufunc  # noqa: F401,E402  (the ufunc-method ops: fgraph/ops/ufunc.py, not a family of its own)

@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import native
-from .elementwise import out_form
+from ...ops.elementwise import out_form
 from .scratch import ALIGN, carve, carved_nbytes
 from ...ops.fused import reduce_result
 from ...registry import attr_table, set_attr
