@@ -24,9 +24,11 @@ CPU against NumPy.
 Complex and float16 groups raise ``Unsupported``: the engine then runs the
 group's ops one by one with CuPy's own ufuncs.
 
-``OPS`` is the table op -> CUDA expression; every op whose ``fusable``
-attribute is set is in it, or is an expansion (fma, adagrad) or a fused
-group itself.
+Each op's C comes from :mod:`fgraph.engines.c_exprs` (the table shared with
+the native CPU generator, rendered for its CUDA target; its helpers are
+``PRELUDE``).  ``OPS`` is that table (op -> entry, the ops' own ``c_expr``
+attributes included); every op whose ``fusable`` attribute is set is in it,
+or is an expansion (fma, adagrad) or a fused group itself.
 """
 from __future__ import annotations
 
