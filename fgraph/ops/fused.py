@@ -7,9 +7,10 @@ A fused node's ``expr`` is a straight-line program over its inputs:
 instruction is the node's value.  Every instruction has the node's full
 shape (smaller subexpressions stay outside the group, computed once).
 
-Their NumPy kernels are the NumPy engine's own runtime (the fused
-strategies; fma's and adagrad's out-forms), registered from
-``engines/numpy_kernels/fused.py``.  Autodiff expands a node back into the
+``fused``'s and ``fused_reduce``'s NumPy kernels are the NumPy engine's
+own runtime (the fused strategies), registered from
+``engines/numpy_kernels/fused.py``; fma and adagrad carry their reference
+kernels here.  Autodiff expands a node back into the
 ops it stands for (:func:`expand_node`) before differentiating, so each
 declares its gradient as a ``Refused`` saying so.
 """
@@ -103,8 +104,24 @@ def _fma_rule(inputs):
     return r.shape, r.dtype
 
 
+def _fma(a, b, c):
+    return np.add(np.multiply(a, b), c)
+
+
+def _fma_into(a, b, c, out):
+    if np.result_type(a, b) == out.dtype and not _aliases(out, c):
+        np.multiply(a, b, out=out)  # the product in out: one temporary fewer
+    else:
+        np.copyto(out, np.multiply(a, b))
+    return np.add(out, c, out=out)
+
+
+def _aliases(out, x) -> bool:
+    return isinstance(x, np.ndarray) and np.shares_memory(out, x)
+
+
 defop("fma", _fma_rule, "a * b + c with NumPy's two roundings, one temporary fewer.", elementwise=True,
-      fusable=True, inplace="all", grad=_EXPANDED)
+      fusable=True, inplace="all", grad=_EXPANDED, kernel=_fma, out_kernel=_fma_into)
 
 
 def _adagrad_rule(inputs):
@@ -114,8 +131,17 @@ def _adagrad_rule(inputs):
     return r.shape, r.dtype
 
 
+def _adagrad(x, g, cache, lr, eps):
+    return np.subtract(x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps))))
+
+
+def _adagrad_into(x, g, cache, lr, eps, out):
+    np.copyto(out, _adagrad(x, g, cache, lr, eps))
+    return out
+
+
 defop("adagrad", _adagrad_rule, "x - lr * g / sqrt(cache + eps) (Owl's fused AdaGrad update).", elementwise=True,
-      fusable=True, inplace="all", grad=_EXPANDED)
+      fusable=True, inplace="all", grad=_EXPANDED, kernel=_adagrad, out_kernel=_adagrad_into)
 
 __all__: list = []
 

@@ -16,10 +16,10 @@ import threading
 import numpy as np
 
 from ...ops.fused import reduce_result
-from ...registry import set_attr
+from ...registry import override
 from ..numpy_kernels import fused as numpy_fused
 from . import codegen
-from .support import KERNEL, OUT_KERNEL, COVERAGE, Support, xp
+from .support import COVERAGE, Support, xp
 
 _SCALARS = (bool, int, float, complex)
 _KERNELS: dict = {}  # generated source -> cupy kernel
@@ -147,6 +147,5 @@ def generated(node) -> bool:
 for _op, _run, _note in [
         ("fused", run_fused, "a generated cupy.ElementwiseKernel (complex/float16 groups: CuPy's ufuncs, op by op)"),
         ("fused_reduce", run_fused_reduce, "a generated cupy.ReductionKernel (else: the group, then xp.<reduce>)")]:
-    set_attr(_op, KERNEL, _run)
-    set_attr(_op, OUT_KERNEL, _run)
+    override("cupy", _op, _run, out=_run)
     COVERAGE[_op] = Support("cupy", _note)

@@ -1,7 +1,7 @@
 """NumPy kernels for fused element-wise groups, fma and adagrad.
 
 A fused group runs as straight-line ufunc calls generated once per
-expression, or as generated C (native.py).  Strategies, chosen per
+expression, or as generated C (the ``native`` package).  Strategies, chosen per
 (expression, shape, input dtypes) by measuring the first calls (all give
 identical values: element-wise work is not reordered, and native code runs
 NumPy's own loops for every op it cannot write exactly in C):
@@ -36,10 +36,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import native
-from ...ops.elementwise import out_form
 from .scratch import ALIGN, carve, carved_nbytes
+from ...errors import FgraphError
 from ...ops.fused import reduce_result
-from ...registry import attr_table, set_attr
+from ...registry import NUMPY, attr_table, override
 
 CHUNK = 32768  # values per chunk: three float32 buffers of this size fit in L2
 SMALL = 4 * CHUNK  # below this many values, chunking cannot pay for itself
@@ -91,13 +91,16 @@ class Compiled:
             for a in dying:
                 free.setdefault(expr[a][3].str, []).append(slot[a])
         names = {"np": np}
+        out_kernels = attr_table(NUMPY.out)  # f(*args, out=buffer, **params), each op's own
         lines = ["def chunk(ins, out, bufs):"]
         if n_inputs:
             lines.append("    " + "".join(f"i{k}, " for k in range(n_inputs)) + "= ins")
         if self.buffer_dtypes:
             lines.append("    " + "".join(f"b{k}, " for k in range(len(self.buffer_dtypes))) + "= bufs")
         for t, (op, args, params, dt) in enumerate(expr):
-            names[f"f{t}"] = out_form(op, dict(params))
+            if op not in out_kernels:
+                raise FgraphError(f"fused op {op!r} has no NumPy out-kernel")
+            names[f"f{t}"] = out_kernels[op]
             kw = dict(params)  # a multi-output ufunc's "output" picks its result
             extra = "".join(f", {k}=p{t}_{k}" for k in kw)
             for k, v in kw.items():
@@ -372,20 +375,6 @@ def _release_trial_scratch() -> None:
                 pool.clear()
 
 
-def _fma_into(a, b, c, out):
-    np.multiply(a, b, out=out) if np.result_type(a, b) == out.dtype and not _aliases(out, c) else \
-        np.copyto(out, np.multiply(a, b))
-    return np.add(out, c, out=out)
-
-
-def _aliases(out, x) -> bool:
-    return isinstance(x, np.ndarray) and np.shares_memory(out, x)
-
-
-def _adagrad_into(x, g, cache, lr, eps, out):
-    return np.copyto(out, np.subtract(x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps))))) or out
-
-
 def run_fused_reduce(*ins, expr, shape, reduce, axis, keepdims, dtype=None, sources=(), out=None, workspace=None):
     """An element-wise expression reduced over its trailing ``axis``, a
     block of whole rows at a time: each row sees NumPy's own reduction.
@@ -455,14 +444,7 @@ def _size(shape) -> int:
     return n
 
 
-set_attr("fused_reduce", "numpy_kernel", run_fused_reduce)
-set_attr("fused_reduce", "numpy_out_kernel", run_fused_reduce)
-set_attr("fused", "numpy_kernel", run_fused)
-set_attr("fused", "numpy_out_kernel", run_fused)
-set_attr("fused", "numpy_workspace", fused_workspace)
-set_attr("fused_reduce", "numpy_workspace", fused_reduce_workspace)
-set_attr("fma", "numpy_out_kernel", _fma_into)
-set_attr("adagrad", "numpy_out_kernel", _adagrad_into)
-set_attr("fma", "numpy_kernel", lambda a, b, c: np.add(np.multiply(a, b), c))
-set_attr("adagrad", "numpy_kernel", lambda x, g, cache, lr, eps: np.subtract(
-    x, np.divide(np.multiply(lr, g), np.sqrt(np.add(cache, eps)))))
+# the NumPy engine's own runtime for the optimiser's fused groups
+override("numpy", "fused", run_fused, out=run_fused, workspace=fused_workspace)
+override("numpy", "fused_reduce", run_fused_reduce, out=run_fused_reduce, workspace=fused_reduce_workspace)
+
