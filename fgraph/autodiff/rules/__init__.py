@@ -1,7 +1,7 @@
 """Gradient rules, one module per op family (attribute ``grad``)."""
 from importlib import import_module
 
-for _family in ("elementwise", "reduction", "movement", "indexing", "linalg", "sorting", "creation", "nn", "checks",
+for _family in ("elementwise", "reduction", "movement", "indexing", "sorting", "creation", "nn", "checks",
                 "signal", "writes", "ufunc", "control"):
     try:
         import_module(f"{__name__}.{_family}")
