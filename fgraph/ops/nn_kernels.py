@@ -49,8 +49,6 @@ import math
 
 import numpy as np
 
-from ..devices import current
-
 # ---------------------------------------------------------------- workspace carving
 # (the convention of fgraph/engines/numpy_kernels/scratch.py, which this layer may not import:
 # buffers one after another in the planned uint8 block, each on an ALIGN-byte boundary)
@@ -144,6 +142,8 @@ BATCH_BELOW = 1024
 
 def xp():
     """The array module of the device the kernels run on (NumPy on the host)."""
+    from ..devices import current  # (here: ``import fgraph.numpy`` leaves fgraph.devices for first use)
+
     return current().xp
 
 
