@@ -47,7 +47,7 @@ gpu = pytest.mark.skipif(REASON is not None, reason=f"the CuPy engine's GPU test
 
 #: the ops whose kernels live in numpy_kernels/nn.py (every op fgraph/ops/nn.py registers)
 NN_OPS = sorted(op for op, k in attr_table("numpy_kernel").items()
-                if getattr(k, "__module__", "") == "fgraph.engines.numpy_kernels.nn")
+                if getattr(k, "__module__", "") == "fgraph.ops.nn_kernels")
 
 
 # ---------------------------------------------------------------- a pretend device
@@ -156,7 +156,7 @@ def test_the_pretend_device_refuses_host_arrays():
 def test_kernel_reshapes_never_copy_silently():
     """The kernels' no-copy reshape (CuPy's reshape has no copy=False) gives
     views, and raises where NumPy's reshape would copy."""
-    from fgraph.engines.numpy_kernels.nn import _view
+    from fgraph.ops.nn_kernels import _view
 
     for a in (np.arange(24.0).reshape(4, 6), XP.asarray(np.arange(24.0).reshape(4, 6))):
         v = _view(a[1:3], (3, 4))

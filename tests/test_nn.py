@@ -190,7 +190,7 @@ class small_scratch:
         self.nbytes, self.batch_below = nbytes, batch_below
 
     def __enter__(self):
-        from fgraph.engines.numpy_kernels import nn as k
+        from fgraph.ops import nn_kernels as k
 
         self.k, self.old = k, (k.SCRATCH_BYTES, k.BATCH_BELOW)
         k.SCRATCH_BYTES = self.nbytes

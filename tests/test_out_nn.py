@@ -20,7 +20,7 @@ import fgraph
 import fgraph.engines.numpy_kernels  # noqa: F401  (attaches the kernels)
 import fgraph.nn as nn
 from fgraph.bench.timing import peak_bytes
-from fgraph.engines.numpy_kernels import nn as kernels
+from fgraph.ops import nn_kernels as kernels
 from fgraph.ops import nn as ops
 from test_nn import conv_case, conv_transpose_case, pool_case, rand, small_scratch
 

@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings, strategies as st
 from budget import examples
 
 import fgraph.engines.numpy_kernels  # noqa: F401  (attaches the kernels)
-from fgraph.engines.numpy_kernels import nn as kernels
+from fgraph.ops import nn_kernels as kernels
 from fgraph.ops.nn import pool_out_size, windows
 
 #: special values mixed into float inputs: NaNs of different signs and

@@ -16,7 +16,8 @@ import fgraph.nn as nn
 import fgraph.numpy as fnp
 from fgraph.bench.planner import alias_of, is_storage
 from fgraph.bench.timing import peak_bytes
-from fgraph.engines.numpy_kernels import fused as fused_kernels, nn as kernels
+from fgraph.engines.numpy_kernels import fused as fused_kernels
+from fgraph.ops import nn_kernels as kernels
 from fgraph.memory import (Buffer, best_schedule, check_plan, fit_workspaces, lifetimes, lower_bound, plan,
                            workspace_id)
 from fgraph.memory.offsets import STRATEGIES

@@ -157,4 +157,4 @@ def _evaluate(x) -> Any:
     return unflatten(structure, [np.array(next(values)) if isinstance(t, Tensor) else t for t in leaves])
 
 
-from . import rules  # noqa: E402,F401  (registers every rule)
+from . import graph_rules  # noqa: E402,F401  (the rules that differentiate a graph: scan, switch, correlate)

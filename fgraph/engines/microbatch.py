@@ -43,7 +43,7 @@ from ..errors import FgraphError
 from ..graph import Graph
 from ..symbol import Const, Node, error_at, make_node, topological
 from ..tree import LEAF
-from ..ops.batching import _RULES, Ctx, Mixes, _desc, _set, register_rules, rule_for
+from ..ops.batching import Ctx, Mixes, _desc, _set, rule_for
 from .arena import MemoryReport
 from .executable import Runner
 
@@ -304,5 +304,4 @@ class MicroBatchExecutable(Runner):
                 f"{self.micro_batch} of {self.batch} rows>")
 
 
-register_rules(_RULES)  # (the families' own rules are their OpDefs')
 from . import microbatch_control  # noqa: E402,F401  (the loops' and branches' rules)

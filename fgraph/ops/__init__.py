@@ -5,6 +5,6 @@ Operator layer); kernels are attached separately, from ``fgraph/engines``.
 A family module lists its public names in ``__all__``; the namespace
 ``fgraph.numpy`` is the union of these lists and of the ``COMPOSITES``
 modules' (functions built from other ops: no ops or kernels of their own)."""
-FAMILIES = ("elementwise", "creation", "reduction", "movement", "indexing", "linalg", "sorting", "fused", "nn", "fft",
-            "checks", "signal", "writes", "control")
+FAMILIES = ("elementwise", "creation", "reduction", "movement", "indexing", "products", "linalg", "sorting", "fused",
+            "nn", "fft", "checks", "signal", "writes", "control")
 COMPOSITES = ("composite", "arrays", "statistics", "evaluated", "data_dependent")

@@ -91,64 +91,6 @@ def _along_axis(node: Node, c: Ctx) -> tuple:
     return node.params
 
 
-def _check(node: Node, c: Ctx) -> tuple:
-    """A run-time check: each chunk's value checked; a condition on the
-    batch's rows needs the value batched too (each chunk checks its own)."""
-    if c.batched[1] and not c.batched[0]:
-        raise Mixes("its condition reads the batch rows but its value does not")
-    return node.params
-
-
-def _conv_like(node: Node, c: Ctx) -> tuple:
-    """conv2d, conv_transpose2d, pools: images batched on axis 0, weights not."""
-    if not c.batched[0]:
-        raise Mixes("its weights are batched")
-    c.only(node, 0)
-    return node.params
-
-
-def _matmul(node: Node, c: Ctx) -> tuple:
-    """Rows of the left operand (2-d), or a leading broadcast (batch) axis of
-    either operand (>= 3-d) that is the result's axis 0."""
-    a, b = node.inputs
-    nd = node.ndim
-    if c.batched[0] and not (a.ndim == nd and (nd >= 3 or (nd == 2 and b.ndim <= 2))):
-        raise Mixes(f"the batched left operand {_desc(a)} does not give the result's axis 0")
-    if c.batched[1] and not (b.ndim == nd >= 3):
-        raise Mixes(f"the product contracts over the rows of the batched right operand {_desc(b)}")
-    if nd >= 3:  # the stacked (broadcast) dims: an unbatched operand there must be 1 long
-        c.aligned(node, [p for p in (0, 1) if node.inputs[p].ndim == nd and not c.batched[p]], nd)
-    return node.params
-
-
-def _dot(node: Node, c: Ctx) -> tuple:
-    if not (c.batched[0] and node.inputs[0].ndim >= 2):
-        raise Mixes("only a batched left operand of >= 2 dims keeps the batch on axis 0")
-    c.only(node, 0)
-    return node.params
-
-
-def _matrix_transpose(node: Node, c: Ctx) -> tuple:
-    if node.ndim < 3:
-        raise Mixes("it swaps the batch axis 0 with axis 1")
-    return node.params
-
-
-# ---------------------------------------------------------------- op-specific rules (to move to their families)
-
-_RULES = {
-    "conv2d": _conv_like,
-    "conv_transpose2d": _conv_like,
-    "max_pool2d": _conv_like,
-    "avg_pool2d": _conv_like,
-    "matmul": _matmul,
-    "dot": _dot,
-    "matrix_transpose": _matrix_transpose,
-    "fft": _along_axis,
-    "check": _check,
-}
-
-
 _ELEMENTWISE = attr_table("elementwise")
 _REDUCTION = attr_table("reduction")
 _SCAN = attr_table("scan")

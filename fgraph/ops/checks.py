@@ -17,7 +17,7 @@ from ..errors import DTypeError, also
 from ..tensor import Tensor, lift, stack_of
 from ..shape import defop
 from ..symbol import error_at, make_node
-from ..registry import set_attr
+from .batching import Ctx, Mixes
 from .building import lazy, namespace
 
 __all__ = ["asarray_chkfinite"]
@@ -30,9 +30,43 @@ def _check_rule(inputs, op, message):
     return value.shape, value.dtype
 
 
+def _test(ok, op, message):
+    if not bool(ok.all() if hasattr(ok, "all") else ok):
+        raise ValueError(f"{op}: {message}")
+
+
+def _check_kernel(value, ok, op, message):
+    """The condition tested, the value copied."""
+    _test(ok, op, message)
+    return value.copy() if hasattr(value, "copy") else value
+
+
+def _check_out(value, ok, *, out, op, message):
+    """The condition tested, the value copied into ``out`` (which the planner
+    may make the value itself: then nothing)."""
+    _test(ok, op, message)
+    if out is not value:
+        np.copyto(out, value)  # (NumPy's protocols hand CuPy arrays to CuPy)
+    return out
+
+
+def _check_grad(out, ins, g, op, message):
+    """The value passes the cotangent through; the condition (bool) has none."""
+    return g, None
+
+
+def _check_batch(node, c: Ctx) -> tuple:
+    """Each chunk's value checked; a condition on the batch's rows needs the
+    value batched too (each chunk checks its own)."""
+    if c.batched[1] and not c.batched[0]:
+        raise Mixes("its condition reads the batch rows but its value does not")
+    return node.params
+
+
 defop("check", _check_rule, "The value (input 0), after a run-time check that every element of input 1 is "
-                            "true (params op, message: NumPy's ValueError otherwise)", inplace=(0,))
-set_attr("check", "may_raise", True)  # a failed check writes no variable in place
+                            "true (params op, message: NumPy's ValueError otherwise)", inplace=(0,),
+      may_raise=True,  # a failed check writes no variable in place
+      kernel=_check_kernel, out_kernel=_check_out, grad=_check_grad, batch_rule=_check_batch)
 
 
 def checked(value, ok, op: str, message: str) -> Tensor:

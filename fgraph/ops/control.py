@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..shape import defop
-from ..registry import set_attr
+from ..registry import Refused
 
 __all__: list[str] = []  # traced through fgraph.control, not NumPy names
 
@@ -102,13 +102,16 @@ def _switch_rule(inputs, branches, n_operands, splits, output):
     return out.shape, out.dtype
 
 
-defop("while_loop", _while_rule)
-defop("scan", _scan_rule)
-defop("switch", _switch_rule)
-for _op in CONTROL_OPS:
-    # never folded by the optimiser, even over constants: a loop may run long (or forever, a while whose
-    # condition never fails); it runs when the graph does, where an interrupt names the user's run
-    set_attr(_op, "stateful", True)
+# The kernels run compiled bodies, engine runtime: each engine registers its own
+# (fgraph/engines/numpy_kernels/control.py for NumPy).  The gradients of scan and switch
+# differentiate their bodies with the autodiff core: fgraph/autodiff/graph_rules.py.
+# stateful: never folded by the optimiser, even over constants: a loop may run long (or forever, a while
+# whose condition never fails); it runs when the graph does, where an interrupt names the user's run
+defop("while_loop", _while_rule, stateful=True,
+      grad=Refused("while_loop is forward-differentiable only, as in JAX: its trip count is known only when it "
+                   "runs, so reverse mode has no steps to reverse; use fori_loop with Python int bounds, or scan"))
+defop("scan", _scan_rule, stateful=True)
+defop("switch", _switch_rule, stateful=True)
 
 
 def bodies(node) -> tuple:

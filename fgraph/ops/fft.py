@@ -19,8 +19,10 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from ..tensor import Tensor, lift, stack_of
+from ..registry import Refused
 from ..shape import defop
 from ..symbol import error_at, make_node, refuse_out
+from .batching import _along_axis
 from .building import axis_index, lazy, namespace, python_int, python_value
 
 __all__: list[str] = []  # nothing in the main namespace: fgraph.numpy.fft holds FFT_ALL
@@ -53,7 +55,19 @@ def _fft_rule(inputs, kind, n, axis, norm):
     return tuple(shape), result_dtype(kind, x.dtype)
 
 
-defop("fft", _fft_rule, "numpy.fft's 1-D transforms (params kind, n, axis, norm)")
+def _fft_kernel(x, kind, n, axis, norm):
+    """``numpy.fft`` itself (read when it runs: importing fgraph must not import numpy.fft)."""
+    return getattr(np.fft, kind)(x, n=n, axis=axis, norm=norm)
+
+
+def _fft_out(x, *, out, kind, n, axis, norm):
+    """``numpy.fft``'s ``out=`` form: straight into the planned buffer."""
+    return getattr(np.fft, kind)(x, n=n, axis=axis, norm=norm, out=out)
+
+
+defop("fft", _fft_rule, "numpy.fft's 1-D transforms (params kind, n, axis, norm)",
+      kernel=_fft_kernel, out_kernel=_fft_out, batch_rule=_along_axis,
+      grad=Refused("its values are complex on one side: gradients are for real floating dtypes only"))
 
 
 def _transform(kind: str, a, n, axis, norm, out, name: str | None = None) -> Tensor:

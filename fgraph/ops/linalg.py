@@ -1,699 +1,95 @@
-"""Linear algebra: products (matmul, dot, einsum, ...), traces and diagonals,
-and the ``numpy.linalg`` decompositions and solvers.
+"""Linear algebra: the ``numpy.linalg`` decompositions, solvers and norms
+(the products, traces and diagonals are in :mod:`fgraph.ops.products`).
 
 Shapes follow NumPy's rules and are checked when the node is made; the
 result dtype is NumPy's own, found by running the NumPy function on
 one-element stand-ins of the inputs (so int -> float64 for ``det``, float32
-stays float32, and Python scalars count as NumPy counts them: ``dot``
-converts them with ``asarray``, ``matmul`` refuses them).  Every kernel is
-the NumPy function itself, so results are bit-identical to NumPy's.
+stays float32).  Every kernel is the NumPy function itself, so results are
+bit-identical to NumPy's.
 
 Functions returning several arrays (``slogdet``, ``eigh``, ``qr``, ``svd``)
-make one node per output with an ``output`` parameter, like ``divmod``.
+make one node per output with an ``output`` parameter, like ``divmod``; their
+``kernel_all`` computes every output at once (programs that use several
+outputs of one computation run it once, engines/program.py), and each
+output's kernel picks from it.
 
-The main-namespace names are in ``__all__``; the ``numpy.linalg`` names are
-in ``LINALG_ALL`` and exposed as ``fgraph.numpy.linalg``.
+The ``numpy.linalg`` names are in ``LINALG_ALL`` and exposed as
+``fgraph.numpy.linalg`` (the main-namespace products are the products
+family's ``__all__``).
+
+Gradients are written with the ops of this layer.  Conventions (the usual ones of JAX and PyTorch):
+
+* ``cholesky``, ``eigh``/``eigvalsh`` and ``svd``/``pinv`` with
+  ``hermitian=True`` read one triangle of their input, but their gradient
+  is the *symmetric* one: the input is taken to be a symmetric matrix and
+  the cotangent is a symmetric matrix (``(G + G.T) / 2``), as JAX and
+  PyTorch give.  Differentiate through ``a + a.T`` (or ``a @ a.T``) to get
+  the gradient with respect to an unconstrained matrix.
+* ``det``, ``slogdet``, ``inv``, ``solve``, ``matrix_power`` (n < 0),
+  ``cond`` and the tensor inverses need a nonsingular matrix (``det``'s
+  gradient is ``det(a) * inv(a).T``).  ``slogdet``'s ``sign`` is piecewise
+  constant: no gradient.
+* ``eigh``'s eigenvectors and ``svd``'s ``U``/``Vh`` need distinct
+  eigenvalues (singular values, and nonzero ones for non-square ``svd``);
+  a loss must not depend on their signs.  ``svd``'s ``U``/``Vh`` with
+  ``full_matrices=True`` are only differentiated for square matrices, and
+  ``qr`` only for ``m >= n`` (mode ``'reduced'``, ``'r'``, or square
+  ``'complete'``).  ``pinv`` assumes the rank does not change nearby.
+* Norms: the 2-norm (and Frobenius) of a zero vector has gradient 0; ties
+  of ``ord=inf``/``-inf`` (and of the 1-/inf- matrix norms' maximal column
+  or row) split the gradient equally, like ``max``; ``ord=0`` counts
+  nonzeros: no gradient; ``|x|**p`` for ``p < 1`` gives 0 at zero entries.
+* Complex inputs have no gradient here (the core skips them), so ``vdot``,
+  ``vecdot`` and ``vecmat`` need no conjugation; ``eig``/``eigvals`` (complex
+  only) and ``matrix_rank`` (integer) never get a cotangent: no rule.
 """
 from __future__ import annotations
 
 import operator
-import string
-import warnings
-from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
+from ..opdef import no_gradient
+from ..registry import Refused
 from ..tensor import Tensor, lift, stack_of
-from ..shape import broadcast_shapes, defop, size_of, ufunc_dtypes
-from ..symbol import error_at, make_node, refuse_out
-from ..registry import set_attr
+from ..shape import broadcast_shapes, defop, size_of
+from ..symbol import error_at, make_node
+from . import creation, elementwise, movement, reduction
+from .products import (_build, _check_axis, _col, _eye, _ftype, _int_param, _keep, _matrices, _mT, _nodes,
+                       _probe, _row, _scalar_param, _square, _sum_to, _sym, _wants, _axis, matmul)
+from .products import (  # noqa: F401  (numpy.linalg's names: fgraph.numpy.linalg takes them from here)
+    cross, diagonal, matrix_transpose, multi_dot, outer, tensordot, trace, vecdot)
 
-__all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "trace", "diagonal",
-           "matrix_transpose", "vecdot", "matvec", "vecmat", "kron", "cross"]
+__all__: list[str] = []  # the main-namespace names are the products family's
 
 LINALG_ALL = ["det", "slogdet", "inv", "solve", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "qr", "svd",
               "svdvals", "pinv", "matrix_power", "matrix_rank", "norm", "vector_norm", "matrix_norm", "cond",
               "multi_dot", "tensorinv", "tensorsolve", "lstsq", "LinAlgError"]
 
 LinAlgError = np.linalg.LinAlgError
+la = np.linalg  # the kernels read NumPy's functions through it when they run
 
 
-# ---------------------------------------------------------------- helpers
+def _picked(results, output):
+    """Output ``output`` of a multi-output kernel's ``results`` (None: the
+    single result); an output held as an exception is one its op refuses
+    (lstsq's residuals where NumPy's would change shape): raised."""
+    value = results if output is None else results[output]
+    if isinstance(value, BaseException):
+        raise value
+    return value
 
-def _build(op: str, args, params: tuple = ()) -> Tensor:
-    st = stack_of(args)
-    return Tensor(make_node(op, [lift(a, st) for a in args], params), st)
 
+def _one_output(compute):
+    """The kernel of one output (the node's ``output``) from ``compute``, which gives them all."""
+    def kernel(*args, output=None, **params):
+        return _picked(compute(*args, **params), output)
+    return kernel
 
-def _nodes(args):
-    st = stack_of(args)
-    return [lift(a, st) for a in args], st
 
-
-def _axis(axis, ndim: int):
-    """A valid axis made non-negative (equal calls, equal params); an invalid
-    one is passed through so the op's rule raises with the user's line."""
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        return axis
-    return axis % ndim if ndim and -ndim <= axis < ndim else axis
-
-
-def _check_axis(axis, ndim: int, what: str = "axis") -> int:
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
-        raise DTypeError(f"{what} must be an integer, got {type(axis).__name__}")
-    if not -ndim <= axis < ndim:
-        raise ShapeError(f"{what} {axis} is out of bounds for array of dimension {ndim}")
-    return int(axis) % ndim
-
-
-def _int_param(value, op: str, what: str) -> int:
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise error_at(DTypeError, op, f"{what} must be an integer, got {type(value).__name__}") from None
-
-
-def _scalar_param(value, op: str, what: str):
-    """A tolerance-like parameter as a hashable Python scalar (arrays refused)."""
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
-        return value.item()
-    raise error_at(FgraphError, op, f"{what} must be a scalar here (got {type(value).__name__}); "
-                                    "a per-matrix array of tolerances is not supported")
-
-
-_PROBES: dict = {}
-
-
-def _probe(fn, inputs, shapes=None, output=None, **kwargs) -> np.dtype:
-    """NumPy's result dtype: ``fn`` run on one-element stand-ins of the inputs.
-
-    Dtypes do not depend on sizes (except where a rule says so), so an
-    all-ones array of each input's dtype and ndim (or of ``shapes``) is
-    enough; weak Python scalars are passed as the Python values they are.
-    """
-    key = (fn, tuple(n.params if n.weak else (n.dtype, n.ndim) for n in inputs), shapes, output,
-           tuple(sorted(kwargs.items())))
-    try:
-        return _PROBES[key]
-    except KeyError:
-        pass
-    args = [n.params[0][1].value if n.weak else
-            np.ones(shapes[k] if shapes is not None else (1,) * n.ndim, n.dtype) for k, n in enumerate(inputs)]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        out = fn(*args, **kwargs)
-    if output is not None:
-        out = out[output]
-    dtype = np.asarray(out).dtype
-    if len(_PROBES) > 4096:
-        _PROBES.clear()
-    _PROBES[key] = dtype
-    return dtype
-
-
-def _matrices(x, what: str = "array") -> None:
-    if x.ndim < 2:
-        raise ShapeError(f"{x.ndim}-dimensional {what} given; it must be at least two-dimensional")
-
-
-def _square(x) -> None:
-    _matrices(x)
-    if x.shape[-1] != x.shape[-2]:
-        raise ShapeError(f"last 2 dimensions of the array must be square, got shape {x.shape}")
-
-
-# ---------------------------------------------------------------- products
-
-def _matmul_rule(inputs, dtype=None):
-    """numpy.matmul: 1-D operands promoted and squeezed; batch dims broadcast."""
-    a, b = inputs
-    if a.ndim == 0 or b.ndim == 0:
-        raise ShapeError("matmul does not take scalar (0-d) operands; use '*' instead")
-    sa = a.shape if a.ndim > 1 else (1,) + a.shape
-    sb = b.shape if b.ndim > 1 else b.shape + (1,)
-    if sa[-1] != sb[-2]:
-        raise ShapeError(f"shapes {a.shape} and {b.shape} are not aligned: {sa[-1]} (dim {a.ndim - 1}) != "
-                         f"{sb[-2]} (dim {max(b.ndim - 2, 0)})")
-    batch = broadcast_shapes(sa[:-2], sb[:-2])
-    shape = batch + sa[-2:-1] * (a.ndim > 1) + sb[-1:] * (b.ndim > 1)
-    return shape, ufunc_dtypes(np.matmul, inputs, dtype)[2]
-
-
-def _matmul_cost(inputs, params):
-    shape, _ = _matmul_rule(inputs, **dict(params))
-    return 2 * size_of(shape) * inputs[0].shape[-1]
-
-
-defop("matmul", _matmul_rule, cost=_matmul_cost)
-
-
-def matmul(x1, x2, /, out=None, *, dtype=None, **kwargs):
-    """Lazy ``numpy.matmul`` (also ``a @ b``): NumPy's rules for 1-D operands,
-    batch broadcasting and dtypes; mismatched inner dimensions raise
-    ShapeError when the node is made."""
-    refuse_out("matmul", out)
-    _no_gufunc_kwargs("matmul", kwargs)
-    return _build("matmul", (x1, x2), () if dtype is None else (("dtype", np.dtype(dtype)),))
-
-
-def _no_gufunc_kwargs(op, kwargs):
-    if kwargs:
-        raise error_at(FgraphError, op, f"arguments {sorted(kwargs)} are not supported lazily")
-
-
-def _dot_rule(inputs):
-    """numpy.dot: scalar -> multiply; else sum over a's last and b's second-to-last axis."""
-    a, b = inputs
-    if a.ndim == 0 or b.ndim == 0:
-        shape = b.shape if a.ndim == 0 else a.shape
-    else:
-        k = 0 if b.ndim == 1 else b.ndim - 2
-        if a.shape[-1] != b.shape[k]:
-            raise ShapeError(f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) != "
-                             f"{b.shape[k]} (dim {k})")
-        shape = a.shape[:-1] + b.shape[:k] + b.shape[k + 1:]
-    return shape, _probe(np.dot, inputs)
-
-
-def _dot_cost(inputs, params):
-    shape, _ = _dot_rule(inputs)
-    a, b = inputs
-    return 2 * size_of(shape) * (a.shape[-1] if a.ndim and b.ndim else 1)
-
-
-defop("dot", _dot_rule, cost=_dot_cost)
-
-
-def dot(a, b, out=None):
-    """Lazy ``numpy.dot`` (N-D rules: a's last axis with b's second-to-last)."""
-    refuse_out("dot", out)
-    return _build("dot", (a, b))
-
-
-def _vdot_rule(inputs):
-    """numpy.vdot: both flattened, conjugating the first; sizes must agree."""
-    a, b = inputs
-    if a.size != b.size:
-        raise ShapeError(f"vdot needs inputs of equal size, got shapes {a.shape} ({a.size} elements) and "
-                         f"{b.shape} ({b.size} elements)")
-    return (), _probe(np.vdot, inputs, shapes=((1,), (1,)))
-
-
-defop("vdot", _vdot_rule, cost=lambda inputs, params: 2 * inputs[0].size)
-
-
-def vdot(a, b, /):
-    """Lazy ``numpy.vdot``: the dot product of the flattened inputs, conj(a)."""
-    return _build("vdot", (a, b))
-
-
-def _inner_rule(inputs):
-    """numpy.inner: sum over the last axes; scalar -> multiply."""
-    a, b = inputs
-    if a.ndim == 0 or b.ndim == 0:
-        shape = b.shape if a.ndim == 0 else a.shape
-    else:
-        if a.shape[-1] != b.shape[-1]:
-            raise ShapeError(f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) != "
-                             f"{b.shape[-1]} (dim {b.ndim - 1})")
-        shape = a.shape[:-1] + b.shape[:-1]
-    return shape, _probe(np.inner, inputs)
-
-
-def _inner_cost(inputs, params):
-    shape, _ = _inner_rule(inputs)
-    a, b = inputs
-    return 2 * size_of(shape) * (a.shape[-1] if a.ndim and b.ndim else 1)
-
-
-defop("inner", _inner_rule, cost=_inner_cost)
-
-
-def inner(a, b, /):
-    """Lazy ``numpy.inner``."""
-    return _build("inner", (a, b))
-
-
-def _outer_rule(inputs):
-    """numpy.outer: (a.size, b.size), the inputs flattened."""
-    a, b = inputs
-    return (a.size, b.size), _probe(np.outer, inputs)
-
-
-defop("outer", _outer_rule, cost=lambda inputs, params: inputs[0].size * inputs[1].size)
-
-
-def outer(a, b, out=None):
-    """Lazy ``numpy.outer`` (inputs are flattened)."""
-    refuse_out("outer", out)
-    return _build("outer", (a, b))
-
-
-def _tensordot_axes(axes):
-    """NumPy's reading of ``axes``: an int N or a pair of int/sequences."""
-    if isinstance(axes, (int, np.integer)):
-        n = int(axes)
-        return list(range(-n, 0)), list(range(n))
-    try:
-        axes_a, axes_b = axes
-    except (TypeError, ValueError):
-        raise ShapeError(f"axes must be an integer or a pair of sequences of axes, got {axes!r}") from None
-    out = []
-    for ax in (axes_a, axes_b):
-        try:
-            ax = list(ax)
-        except TypeError:
-            ax = [ax]
-        out.append(ax)
-    return out
-
-
-def _normalize_tensordot_axes(axes, nda: int, ndb: int):
-    """Non-negative axis tuples when valid (else as given, for the rule to refuse)."""
-    try:
-        axes_a, axes_b = _tensordot_axes(axes)
-    except ShapeError:
-        return axes
-    return tuple(_axis(x, nda) for x in axes_a), tuple(_axis(x, ndb) for x in axes_b)
-
-
-def _tensordot_rule(inputs, axes):
-    """numpy.tensordot: a's free axes then b's, summing over the paired axes."""
-    a, b = inputs
-    axes_a, axes_b = _tensordot_axes(axes)
-    if len(axes_a) != len(axes_b):
-        raise ShapeError(f"tensordot sums over pairs of axes, got {len(axes_a)} axes of a and {len(axes_b)} of b "
-                         f"(shapes {a.shape} and {b.shape})")
-    axes_a = [_check_axis(x, a.ndim, "axis of a") for x in axes_a]
-    axes_b = [_check_axis(x, b.ndim, "axis of b") for x in axes_b]
-    if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
-        raise ShapeError("duplicate axes are not allowed in tensordot")
-    for i, j in zip(axes_a, axes_b):
-        if a.shape[i] != b.shape[j]:
-            raise ShapeError(f"shape-mismatch for sum: axis {i} of a {a.shape} has {a.shape[i]} elements, axis {j} "
-                             f"of b {b.shape} has {b.shape[j]}")
-    shape = tuple(d for k, d in enumerate(a.shape) if k not in axes_a) + \
-        tuple(d for k, d in enumerate(b.shape) if k not in axes_b)
-    return shape, _probe(np.tensordot, inputs, axes=(tuple(axes_a), tuple(axes_b)))
-
-
-def _tensordot_cost(inputs, params):
-    shape, _ = _tensordot_rule(inputs, **dict(params))
-    a = inputs[0]
-    summed = size_of(tuple(a.shape[i] for i in _tensordot_axes(dict(params)["axes"])[0]))
-    return 2 * size_of(shape) * summed
-
-
-defop("tensordot", _tensordot_rule, cost=_tensordot_cost)
-
-
-def tensordot(a, b, axes=2):
-    """Lazy ``numpy.tensordot``: ``axes`` is an int N (a's last N with b's
-    first N) or a pair of axis sequences."""
-    (na, nb), st = _nodes((a, b))
-    axes = _normalize_tensordot_axes(axes, na.ndim, nb.ndim)
-    return Tensor(make_node("tensordot", (na, nb), (("axes", _hashable(axes)),)), st)
-
-
-def _hashable(x):
-    if isinstance(x, (list, tuple)):
-        return tuple(_hashable(e) for e in x)
-    return x
-
-
-# ---------------------------------------------------------------- einsum
-
-def _einsum_term(term: str, where: str):
-    """A term's labels before and after its ellipsis, and whether it has one."""
-    if "." in term:
-        if term.count(".") != 3 or "..." not in term:
-            raise ShapeError(f"einstein sum subscripts string contains a '.' that is not part of an ellipsis "
-                             f"('...') in {where}")
-        head, tail = term.split("...")
-        has_ellipsis = True
-    else:
-        head, tail, has_ellipsis = term, "", False
-    for c in head + tail:
-        if c not in string.ascii_letters:
-            raise ShapeError(f"invalid subscript {c!r} in einstein sum subscripts string, subscripts must be letters")
-    return head, tail, has_ellipsis
-
-
-def _einsum_shape(subscripts: str, shapes, optimize=False) -> tuple:
-    """Output shape of ``einsum(subscripts, *operands)``; NumPy's rules:
-    implicit output (ellipsis dims, then labels seen once, sorted), repeated
-    labels in one operand take a diagonal, size-1 dims broadcast across
-    operands.  NumPy's optimizing path (``optimize`` not False) also sums
-    broadcast dims away when an explicit output has no ellipsis."""
-    lhs, arrow, rhs = subscripts.partition("->")
-    if "->" in rhs or "-" in lhs or ">" in lhs:
-        raise ShapeError("einstein sum subscript string does not contain proper '->' output specified")
-    terms = lhs.split(",")
-    if len(terms) != len(shapes):
-        more = "more" if len(shapes) > len(terms) else "fewer"
-        raise ShapeError(f"{more} operands provided to einstein sum function than specified in the subscripts "
-                         f"string ({len(shapes)} operands, {len(terms)} terms)")
-    sizes: dict[str, int] = {}
-    counts: Counter = Counter()
-    ellipsis_shapes = []
-    for k, (term, shape) in enumerate(zip(terms, shapes)):
-        head, tail, has_ellipsis = _einsum_term(term, f"operand {k}")
-        n = len(head) + len(tail)
-        if n > len(shape) or (n < len(shape) and not has_ellipsis):
-            raise ShapeError(f"einstein sum subscripts string {term!r} has {n} subscripts for operand {k} of "
-                             f"shape {shape}")
-        dims = shape[:len(head)] + shape[len(shape) - len(tail):]
-        ellipsis_shapes.append(shape[len(head):len(shape) - len(tail)])
-        local: dict[str, int] = {}
-        for c, d in zip(head + tail, dims):
-            if local.get(c, d) != d:
-                raise ShapeError(f"dimensions in operand {k} for collapsing index {c!r} don't match "
-                                 f"({local[c]} != {d})")
-            local[c] = d
-            counts[c] += 1
-        for c, d in local.items():
-            prev = sizes.get(c)
-            if prev is None or prev == 1:
-                sizes[c] = d
-            elif d != 1 and d != prev:
-                raise ShapeError(f"operands could not be broadcast together: index {c!r} has size {prev} and "
-                                 f"{d} (shapes {', '.join(map(str, shapes))})")
-    ellipsis = broadcast_shapes(*ellipsis_shapes)
-    if not arrow:
-        return ellipsis + tuple(sizes[c] for c in sorted(c for c, n in counts.items() if n == 1))
-    head, tail, has_ellipsis = _einsum_term(rhs, "the output")
-    for c, n in Counter(head + tail).items():
-        if n > 1:
-            raise ShapeError(f"einstein sum subscripts string includes output subscript {c!r} multiple times")
-        if c not in sizes:
-            raise ShapeError(f"einstein sum subscripts string included output subscript {c!r} which never "
-                             "appeared in an input")
-    if ellipsis and not has_ellipsis and optimize is False:
-        raise ShapeError("output has more dimensions than subscripts given in einstein sum, but no '...' "
-                         "ellipsis provided to broadcast the extra dimensions.")
-    return tuple(sizes[c] for c in head) + (ellipsis if has_ellipsis else ()) + tuple(sizes[c] for c in tail)
-
-
-def _einsum_rule(inputs, subscripts, optimize=False, dtype=None, casting="safe"):
-    """numpy.einsum on a subscripts string."""
-    shape = _einsum_shape(subscripts, [n.shape for n in inputs], optimize)
-    return shape, _probe(_einsum_probe, inputs, subscripts=subscripts, optimize=optimize, dtype=dtype,
-                         casting=casting)
-
-
-def _einsum_probe(*operands, subscripts, optimize, **kwargs):
-    return np.einsum(subscripts, *operands, optimize=einsum_optimize_arg(optimize), **kwargs)
-
-
-def einsum_optimize_arg(optimize):
-    """The hashable ``optimize`` parameter back in the form NumPy takes."""
-    if isinstance(optimize, tuple):  # an explicit path ['einsum_path', (0, 1), ...]
-        return [optimize[0]] + [tuple(p) for p in optimize[1:]]
-    return optimize
-
-
-def _einsum_cost(inputs, params):
-    """The naive loop's multiply-adds: one per operand at each point of the
-    full index space (an upper bound on what ``optimize`` does)."""
-    lhs = dict(params)["subscripts"].partition("->")[0].split(",")
-    sizes: dict = {}
-    ellipses = []
-    for term, n in zip(lhs, inputs):
-        head, _, tail = term.partition("...")
-        dims = n.shape[:len(head)] + n.shape[n.ndim - len(tail):]
-        ellipses.append(n.shape[len(head):n.ndim - len(tail)])
-        for c, d in zip(head + tail, dims):
-            sizes[c] = d if sizes.get(c, 1) == 1 else sizes[c]
-    return len(inputs) * size_of(tuple(sizes.values())) * size_of(broadcast_shapes(*ellipses))
-
-
-defop("einsum", _einsum_rule, cost=_einsum_cost)
-
-# NumPy's letters for sublist integers 0..51 (both of its einsum paths)
-_SYMBOLS = string.ascii_uppercase + string.ascii_lowercase
-
-
-def _sublist_to_subscripts(sublist) -> str:
-    out = []
-    for s in sublist:
-        if s is Ellipsis:
-            out.append("...")
-        else:
-            try:
-                s = operator.index(s)
-            except TypeError:
-                raise error_at(DTypeError, "einsum", f"subscript lists take integers and Ellipsis, got {s!r}"
-                               ) from None
-            if not 0 <= s < 52:
-                raise error_at(ShapeError, "einsum", f"subscript {s} is not within the valid range [0, 52)")
-            out.append(_SYMBOLS[s])
-    return "".join(out)
-
-
-def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
-    """Lazy ``numpy.einsum``: a subscripts string (implicit or explicit
-    output, ``...``, repeated indices for traces and diagonals) or the
-    interleaved ``(op0, sublist0, op1, sublist1, ..., [sublistout])`` form.
-
-    The kernel is ``numpy.einsum`` with the same ``optimize`` argument, so
-    results equal NumPy's exactly.  ``order`` is accepted and ignored (the
-    result's memory layout is the engine's business).
-    """
-    refuse_out("einsum", out)
-    if not operands:
-        raise error_at(FgraphError, "einsum", "no subscripts given")
-    if isinstance(operands[0], str):
-        subscripts, arrays = operands[0], operands[1:]
-    else:  # interleaved sublists
-        arrays = operands[0::2]
-        terms = [_sublist_to_subscripts(s) for s in operands[1::2]]
-        explicit = len(operands) % 2 == 1
-        if explicit:
-            arrays = arrays[:-1]
-            subscripts = ",".join(terms) + "->" + _sublist_to_subscripts(operands[-1])
-        else:
-            subscripts = ",".join(terms)
-    subscripts = subscripts.replace(" ", "")
-    if isinstance(optimize, list):
-        optimize = _hashable(optimize)
-    elif optimize not in (True, False, "greedy", "optimal"):
-        raise error_at(FgraphError, "einsum", f"optimize must be a bool, 'greedy', 'optimal' or an einsum_path "
-                                              f"list, got {optimize!r}")
-    params = (("subscripts", subscripts), ("optimize", optimize))
-    if dtype is not None:
-        params += (("dtype", np.dtype(dtype)),)
-    if casting != "safe":
-        params += (("casting", casting),)
-    return _build("einsum", arrays, params)
-
-
-# ---------------------------------------------------------------- trace, diagonal, transpose
-
-def _diagonal_shape(a, offset, axis1, axis2):
-    if a.ndim < 2:
-        raise ShapeError(f"diag requires an array of at least two dimensions, got shape {a.shape}")
-    i = _check_axis(axis1, a.ndim, "axis1")
-    j = _check_axis(axis2, a.ndim, "axis2")
-    if i == j:
-        raise ShapeError("axis1 and axis2 cannot be the same")
-    n1, n2 = a.shape[i], a.shape[j]
-    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
-    return tuple(d for k, d in enumerate(a.shape) if k not in (i, j)), length
-
-
-def _trace_rule(inputs, offset=0, axis1=0, axis2=1, dtype=None):
-    """numpy.trace: sum of a diagonal; drops axis1 and axis2."""
-    (a,) = inputs
-    rest, _ = _diagonal_shape(a, offset, axis1, axis2)
-    return rest, _probe(np.trace, inputs, dtype=dtype)
-
-
-defop("trace", _trace_rule)
-
-
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """Lazy ``numpy.trace``."""
-    refuse_out("trace", out)
-    (x,), st = _nodes((a,))
-    params = (("offset", _int_param(offset, "trace", "offset")), ("axis1", _axis(axis1, x.ndim)),
-              ("axis2", _axis(axis2, x.ndim)))
-    if dtype is not None:
-        params += (("dtype", np.dtype(dtype)),)
-    return Tensor(make_node("trace", (x,), params), st)
-
-
-def _diagonal_rule(inputs, offset=0, axis1=0, axis2=1):
-    """numpy.diagonal: drops axis1 and axis2, appends the diagonal."""
-    (a,) = inputs
-    rest, length = _diagonal_shape(a, offset, axis1, axis2)
-    return rest + (length,), a.dtype
-
-
-defop("diagonal", _diagonal_rule, view=True)  # the kernel returns a view of input 0
-
-
-def diagonal(a, offset=0, axis1=0, axis2=1):
-    """Lazy ``numpy.diagonal``."""
-    (x,), st = _nodes((a,))
-    params = (("offset", _int_param(offset, "diagonal", "offset")), ("axis1", _axis(axis1, x.ndim)),
-              ("axis2", _axis(axis2, x.ndim)))
-    return Tensor(make_node("diagonal", (x,), params), st)
-
-
-def _matrix_transpose_rule(inputs):
-    """numpy.matrix_transpose: swaps the last two axes."""
-    (x,) = inputs
-    if x.ndim < 2:
-        raise ShapeError(f"input array must be at least 2-dimensional, but it is {x.ndim}")
-    return x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype
-
-
-defop("matrix_transpose", _matrix_transpose_rule, view=True)
-
-
-def matrix_transpose(x, /):
-    """Lazy ``numpy.matrix_transpose`` (also ``t.mT``)."""
-    return _build("matrix_transpose", (x,))
-
-
-# ---------------------------------------------------------------- gufunc products
-
-def _vecdot_rule(inputs, axes=(-1, -1), dtype=None):
-    """numpy.vecdot: (n),(n)->() over the vector axis of each operand; conj(x1)."""
-    a, b = inputs
-    if a.ndim == 0 or b.ndim == 0:
-        raise ShapeError("vecdot needs operands of at least one dimension")
-    i = _check_axis(axes[0], a.ndim)
-    j = _check_axis(axes[1], b.ndim)
-    if a.shape[i] != b.shape[j]:
-        raise ShapeError(f"vector axis {i} of {a.shape} has {a.shape[i]} elements, axis {j} of {b.shape} has "
-                         f"{b.shape[j]}")
-    shape = broadcast_shapes(a.shape[:i] + a.shape[i + 1:], b.shape[:j] + b.shape[j + 1:])
-    return shape, ufunc_dtypes(np.vecdot, inputs, dtype)[2]
-
-
-def _vecdot_cost(inputs, params):
-    shape, _ = _vecdot_rule(inputs, **dict(params))
-    return 2 * size_of(shape) * inputs[1].shape[dict(params)["axes"][1]]
-
-
-defop("vecdot", _vecdot_rule, cost=_vecdot_cost)
-
-
-def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
-    """Lazy ``numpy.vecdot`` (the Array API's ``vecdot``): the dot product of
-    vectors along ``axis``, conjugating ``x1``; other axes broadcast."""
-    refuse_out("vecdot", out)
-    _no_gufunc_kwargs("vecdot", kwargs)
-    (a, b), st = _nodes((x1, x2))
-    axis = _int_param(axis, "vecdot", "axis")
-    # NumPy reads a gufunc's axis in each operand separately (its axes= form)
-    params = (("axes", (_axis(axis, a.ndim), _axis(axis, b.ndim))),)
-    if dtype is not None:
-        params += (("dtype", np.dtype(dtype)),)
-    return Tensor(make_node("vecdot", (a, b), params), st)
-
-
-def _matvec_rule(inputs, dtype=None):
-    """numpy.matvec: (m,n),(n)->(m); batch dims broadcast."""
-    a, b = inputs
-    if a.ndim < 2 or b.ndim < 1:
-        raise ShapeError(f"matvec needs a stack of matrices and a stack of vectors, got shapes {a.shape} and {b.shape}")
-    if a.shape[-1] != b.shape[-1]:
-        raise ShapeError(f"shapes {a.shape} and {b.shape} are not aligned: {a.shape[-1]} != {b.shape[-1]}")
-    return broadcast_shapes(a.shape[:-2], b.shape[:-1]) + a.shape[-2:-1], ufunc_dtypes(np.matvec, inputs, dtype)[2]
-
-
-def _vecmat_rule(inputs, dtype=None):
-    """numpy.vecmat: (n),(n,m)->(m), conjugating the vector; batch dims broadcast."""
-    a, b = inputs
-    if a.ndim < 1 or b.ndim < 2:
-        raise ShapeError(f"vecmat needs a stack of vectors and a stack of matrices, got shapes {a.shape} and {b.shape}")
-    if a.shape[-1] != b.shape[-2]:
-        raise ShapeError(f"shapes {a.shape} and {b.shape} are not aligned: {a.shape[-1]} != {b.shape[-2]}")
-    return broadcast_shapes(a.shape[:-1], b.shape[:-2]) + b.shape[-1:], ufunc_dtypes(np.vecmat, inputs, dtype)[2]
-
-
-defop("matvec", _matvec_rule,
-      cost=lambda inputs, params: 2 * size_of(_matvec_rule(inputs)[0]) * inputs[0].shape[-1])
-defop("vecmat", _vecmat_rule,
-      cost=lambda inputs, params: 2 * size_of(_vecmat_rule(inputs)[0]) * inputs[0].shape[-1])
-
-
-def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
-    """Lazy ``numpy.matvec``: matrix-vector products over stacks."""
-    refuse_out("matvec", out)
-    _no_gufunc_kwargs("matvec", kwargs)
-    return _build("matvec", (x1, x2), () if dtype is None else (("dtype", np.dtype(dtype)),))
-
-
-def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
-    """Lazy ``numpy.vecmat``: vector-matrix products over stacks, conj(x1)."""
-    refuse_out("vecmat", out)
-    _no_gufunc_kwargs("vecmat", kwargs)
-    return _build("vecmat", (x1, x2), () if dtype is None else (("dtype", np.dtype(dtype)),))
-
-
-def _kron_rule(inputs):
-    """numpy.kron: shapes padded to the same ndim, then multiplied."""
-    a, b = inputs
-    n = max(a.ndim, b.ndim)
-    sa = (1,) * (n - a.ndim) + a.shape
-    sb = (1,) * (n - b.ndim) + b.shape
-    return tuple(x * y for x, y in zip(sa, sb)), _probe(np.kron, inputs)
-
-
-defop("kron", _kron_rule, cost=lambda inputs, params: inputs[0].size * inputs[1].size)
-
-
-def kron(a, b):
-    """Lazy ``numpy.kron``."""
-    return _build("kron", (a, b))
-
-
-def _cross_rule(inputs, axisa=-1, axisb=-1, axisc=-1):
-    """numpy.cross: vectors of 2 or 3 elements along axisa/axisb."""
-    a, b = inputs
-    if a.ndim == 0 or b.ndim == 0:
-        raise ShapeError("cross needs operands of at least one dimension")
-    i = _check_axis(axisa, a.ndim, "axisa")
-    j = _check_axis(axisb, b.ndim, "axisb")
-    na, nb = a.shape[i], b.shape[j]
-    if na not in (2, 3) or nb not in (2, 3):
-        raise ShapeError(f"incompatible dimensions for cross product (dimension must be 2 or 3), got {na} and {nb}")
-    shape = broadcast_shapes(a.shape[:i] + a.shape[i + 1:], b.shape[:j] + b.shape[j + 1:])
-    if 3 in (na, nb):
-        k = _check_axis(axisc, len(shape) + 1, "axisc")
-        shape = shape[:k] + (3,) + shape[k:]
-    return shape, _probe(np.cross, inputs, shapes=((na,), (nb,)))
-
-
-defop("cross", _cross_rule)
-
-
-def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """Lazy ``numpy.cross`` (2-element vectors are deprecated, as in NumPy)."""
-    if axis is not None:
-        axisa = axisb = axisc = axis
-    (na, nb), st = _nodes((a, b))
-    ia, ib = _axis(axisa, na.ndim), _axis(axisb, nb.ndim)
-    axisc = _int_param(axisc, "cross", "axisc")
-    sizes = ()
-    if all(type(i) is int and 0 <= i < n.ndim for i, n in ((ia, na), (ib, nb))):
-        sizes = (na.shape[ia], nb.shape[ib])
-        # axisc is read against the result's ndim, and ignored when it has no vector axis
-        axisc = _axis(axisc, max(na.ndim, nb.ndim)) if 3 in sizes else 0
-    node = make_node("cross", (na, nb), (("axisa", ia), ("axisb", ib), ("axisc", axisc)))
-    if 2 in sizes:
-        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors "
-                      "instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=2)
-    return Tensor(node, st)
+_COMPLEX = Refused("complex results: gradients are for real floating dtypes only")
 
 
 # ---------------------------------------------------------------- numpy.linalg: results
@@ -798,15 +194,109 @@ def _matrix_power_rule(inputs, n):
     return a.shape, _probe(np.linalg.matrix_power, inputs, n=n)
 
 
-defop("det", _det_rule)
-defop("slogdet", _slogdet_rule)
-defop("inv", _inv_rule)
-defop("cholesky", _cholesky_rule)
-defop("eigh", _eigh_rule)
-defop("eigvalsh", _eigvalsh_rule)
-defop("eig", _eig_rule)
-defop("eigvals", _eig_rule)
-defop("matrix_power", _matrix_power_rule)
+
+def _inv_vjp(x, gx):
+    """Cotangent of a from that of x = inv(a)."""
+    xt = _mT(x)
+    return -matmul(matmul(xt, gx), xt)
+
+
+def _inv_grad(out, ins, g):
+    return _inv_vjp(out, g),
+
+
+def _det_grad(out, ins, g):
+    (a,) = ins
+    return movement.reshape(g * out, g.shape + (1, 1)) * _mT(inv(a)),
+
+
+def _slogdet_grad(out, ins, g, output):
+    (a,) = ins
+    if output == 0:  # the sign: piecewise constant
+        return None,
+    return movement.reshape(g, g.shape + (1, 1)) * _mT(inv(a)),
+
+
+def _solve_right(x, l):
+    """x @ inv(l), by a solve (l is triangular where it is used; any invertible l works)."""
+    return _mT(solve(_mT(l), _mT(x)))
+
+
+def _cholesky_grad(out, ins, g, upper=False):
+    """a = l @ l.T: with P = l.T @ gl, its lower triangle with the diagonal
+    halved, gA = sym(inv(l).T @ P @ inv(l))."""
+    l, gl = (_mT(out), _mT(g)) if upper else (out, g)
+    n = l.shape[-1]
+    dt = _ftype(l, g)
+    mask = creation.tri(n, dtype=dt) - 0.5 * _eye(n, dtype=dt)
+    p = matmul(_mT(l), gl) * mask
+    s = solve(_mT(l), p)  # inv(l).T @ P
+    return _sym(_solve_right(s, l)),
+
+
+def _eigvals_vjp(v, gw):
+    """Cotangent of a symmetric a from that of its eigenvalues: V diag(gw) V.T."""
+    return matmul(v * _row(gw), _mT(v))
+
+
+def _eigvecs_vjp(w, v, gv):
+    """V (F * (V.T gV)) V.T with F[i, j] = 1 / (w[j] - w[i]) off the diagonal, symmetrised."""
+    n = w.shape[-1]
+    eye = _eye(n, dtype=_ftype(w, gv))
+    f = (1.0 - eye) / (_row(w) - _col(w) + eye)
+    inner = f * matmul(_mT(v), gv)
+    return _sym(matmul(matmul(v, inner), _mT(v)))
+
+
+def _eigh_grad(out, ins, g, UPLO="L", output=0):
+    (a,) = ins
+    w, v = eigh(a, UPLO)
+    return (_eigvals_vjp(v, g) if output == 0 else _eigvecs_vjp(w, v, g)),
+
+
+def _eigvalsh_grad(out, ins, g, UPLO="L"):
+    (a,) = ins
+    return _eigvals_vjp(eigh(a, UPLO).eigenvectors, g),
+
+
+def _mpow_vjp(a, g, n):
+    """Cotangent of a from that of a**n (n >= 1): sum_k (a.T)**k g (a.T)**(n-1-k)."""
+    at = _mT(a)
+    powers = [None, at]  # powers[k] = a.T ** k (None: the identity)
+    for _ in range(2, n):
+        powers.append(matmul(powers[-1], at))
+    total = None
+    for k in range(n):
+        term = g if powers[k] is None else matmul(powers[k], g)
+        if powers[n - 1 - k] is not None:
+            term = matmul(term, powers[n - 1 - k])
+        total = term if total is None else total + term
+    return total
+
+
+def _matrix_power_grad(out, ins, g, n):
+    (a,) = ins
+    if n == 0:  # the identity: constant
+        return None,
+    if n > 0:
+        return _mpow_vjp(a, g, n),
+    x = inv(a)
+    return _inv_vjp(x, _mpow_vjp(x, g, -n)),
+
+
+defop("det", _det_rule, kernel=la.det, grad=_det_grad)
+defop("slogdet", _slogdet_rule, kernel_all=la.slogdet, kernel=_one_output(la.slogdet), grad=_slogdet_grad)
+defop("inv", _inv_rule, kernel=la.inv, grad=_inv_grad, may_raise=True)
+defop("cholesky", _cholesky_rule, kernel=lambda a, upper: la.cholesky(a, upper=upper), grad=_cholesky_grad,
+      may_raise=True)
+defop("eigh", _eigh_rule, kernel_all=lambda a, UPLO: la.eigh(a, UPLO),
+      kernel=_one_output(lambda a, UPLO: la.eigh(a, UPLO)), grad=_eigh_grad, may_raise=True)
+defop("eigvalsh", _eigvalsh_rule, kernel=lambda a, UPLO: la.eigvalsh(a, UPLO), grad=_eigvalsh_grad, may_raise=True)
+defop("eig", _eig_rule, kernel_all=lambda a: la.eig(a), kernel=_one_output(lambda a: la.eig(a)), grad=_COMPLEX,
+      may_raise=True)
+defop("eigvals", _eig_rule, kernel=lambda a: la.eigvals(a), grad=_COMPLEX, may_raise=True)
+defop("matrix_power", _matrix_power_rule, kernel=lambda a, n: la.matrix_power(a, n), grad=_matrix_power_grad,
+      may_raise=True)
 
 
 def det(a):
@@ -911,7 +401,19 @@ def _solve_rule(inputs):
     return shape, _probe(np.linalg.solve, inputs, shapes=((1, 1), (1,) * max(b.ndim, 1)))
 
 
-defop("solve", _solve_rule)
+def _solve_grad(out, ins, g):
+    a, b = ins
+    at = _mT(a)
+    if b.ndim == 1:  # x = solve(a, b) is (..., m): a stack of vectors
+        gb = movement.reshape(solve(at, _col(g)), g.shape)
+        ga = -_col(gb) * _row(out)
+    else:
+        gb = solve(at, g)
+        ga = -matmul(gb, _mT(out))
+    return (_sum_to(ga, a.shape) if _wants(a) else None), (_sum_to(gb, b.shape) if _wants(b) else None)
+
+
+defop("solve", _solve_rule, kernel=la.solve, grad=_solve_grad, may_raise=True)
 
 
 def solve(a, b):
@@ -934,7 +436,30 @@ def _qr_rule(inputs, mode="reduced", output=None):
     return batch + shape, _probe(np.linalg.qr, inputs, output=output, mode=mode)
 
 
-defop("qr", _qr_rule)
+def _qr_grad(out, ins, g, mode="reduced", output=None):
+    """For m >= n (the formula of TensorFlow's QrGrad), with one of gQ, gR zero:
+    M = tril(Q.T gQ - gQ.T Q + R gR.T - gR R.T),
+    gA = Q (gR + M R^-T) + (gQ - Q Q.T gQ) R^-T."""
+    (a,) = ins
+    m, n = a.shape[-2:]
+    if mode == "raw" or m < n or (mode == "complete" and m != n):
+        raise error_at(FgraphError, "grad", f"qr: the gradient is defined for m >= n with mode 'reduced' or 'r' "
+                                            f"(or square 'complete'), got shape {a.shape} and mode {mode!r}")
+    q, r = qr(a, mode="reduced")
+    lower_mask = creation.tri(n, dtype=_ftype(a, g))  # tril as a product, so it differentiates
+    gq, gr = (g, None) if output == 0 else (None, g)
+    if gr is not None:
+        rdr = matmul(r, _mT(gr))
+        lower = (rdr - _mT(rdr)) * lower_mask
+        return matmul(q, gr + _solve_right(lower, _mT(r))),
+    qdq = matmul(_mT(q), gq)
+    lower = (qdq - _mT(qdq)) * lower_mask
+    return (matmul(q, _solve_right(lower, _mT(r)))
+            + _solve_right(gq - matmul(q, qdq), _mT(r))),
+
+
+defop("qr", _qr_rule, kernel_all=lambda a, mode: la.qr(a, mode=mode),
+      kernel=_one_output(lambda a, mode: la.qr(a, mode=mode)), grad=_qr_grad, may_raise=True)
 
 
 def qr(a, mode="reduced"):
@@ -964,7 +489,54 @@ def _svd_rule(inputs, full_matrices=True, compute_uv=True, hermitian=False, outp
                                        compute_uv=compute_uv, hermitian=hermitian)
 
 
-defop("svd", _svd_rule)
+def _svd_vjp(a, u, s, vh, gs=None, gu=None, gvh=None):
+    """Cotangent of a from those of the reduced SVD a = u diag(s) vh (the
+    transpose of JAX's svd JVP)."""
+    m, n = a.shape[-2:]
+    if gu is None and gvh is None:
+        return matmul(u * _row(gs), vh)
+    k = s.shape[-1]
+    dt = _ftype(a, s)
+    eye = _eye(k, dtype=dt)
+    s_row, s_col = _row(s), _col(s)
+    f = (1.0 - eye) / ((s_row + s_col) * (s_row - s_col) + eye)  # 1 / (s_j**2 - s_i**2)
+    v = _mT(vh)
+    core = None if gs is None else eye * _row(gs)
+    extra = None
+    if gu is not None:
+        j = f * matmul(_mT(u), gu)
+        t = matmul(j + _mT(j), eye * s_row)  # (J + J.T) S
+        core = t if core is None else core + t
+        if m > n:  # (I - U U.T) gU S^-1 V.T
+            r = gu - matmul(u, matmul(_mT(u), gu))
+            extra = matmul(r / s_row, vh)
+    if gvh is not None:
+        gv = _mT(gvh)
+        kk = f * matmul(vh, gv)
+        t = matmul(eye * s_row, kk + _mT(kk))  # S (K + K.T)
+        core = t if core is None else core + t
+        if n > m:  # U S^-1 gV.T (I - V V.T)
+            r = gvh - matmul(matmul(gvh, v), vh)
+            e = matmul(u / s_row, r)
+            extra = e if extra is None else extra + e
+    ga = matmul(matmul(u, core), vh)
+    return ga if extra is None else ga + extra
+
+
+def _svd_grad(out, ins, g, full_matrices=True, compute_uv=True, hermitian=False, output=None):
+    (a,) = ins
+    m, n = a.shape[-2:]
+    if output in (0, 2) and full_matrices and m != n:
+        raise error_at(FgraphError, "grad", "svd: the gradient of U or Vh with full_matrices=True is only "
+                                            "defined for square matrices; use full_matrices=False")
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    kind = {None: "gs", 1: "gs", 0: "gu", 2: "gvh"}[output if compute_uv else None]
+    ga = _svd_vjp(a, u, s, vh, **{kind: g})
+    return (_sym(ga) if hermitian else ga),
+
+
+defop("svd", _svd_rule, kernel_all=lambda a, **p: la.svd(a, **p), kernel=_one_output(lambda a, **p: la.svd(a, **p)),
+      grad=_svd_grad, may_raise=True)
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -998,7 +570,29 @@ def _pinv_rule(inputs, rcond=None, hermitian=False, **rtol):
     return a.shape[:-2] + (n, m), _probe(np.linalg.pinv, inputs, rcond=rcond, hermitian=hermitian, **rtol)
 
 
-defop("pinv", _pinv_rule)
+def _pinv_grad(out, ins, g, rcond=None, hermitian=False, **rtol):
+    """Golub and Pereyra's derivative of the pseudo-inverse (constant rank);
+    per-matrix tolerances (a second input) get none."""
+    a = ins[0]
+    p, pt = out, _mT(out)
+    m, n = a.shape[-2:]
+    dt = _ftype(a, g)
+    gt = _mT(g)
+    q = _eye(m, dtype=dt) - matmul(a, p)  # I - A P
+    r = _eye(n, dtype=dt) - matmul(p, a)  # I - P A
+    ga = (-matmul(matmul(pt, g), pt)
+          + matmul(matmul(q, gt), matmul(p, pt))
+          + matmul(matmul(pt, p), matmul(gt, r)))
+    return ((_sym(ga) if hermitian else ga),) + (None,) * (len(ins) - 1)
+
+
+def _pinv_kernel(a, *tolerances, **params):
+    if tolerances:  # per-matrix tolerances, of the batch shape (NumPy's rcond and rtol are one then)
+        params = dict(params, rcond=tolerances[0])
+    return la.pinv(a, **params)
+
+
+defop("pinv", _pinv_rule, kernel=_pinv_kernel, grad=_pinv_grad, may_raise=True)
 
 _NO_VALUE = object()  # NumPy's "rtol not given"
 
@@ -1016,14 +610,12 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
         raise error_at(FgraphError, "pinv", "`rtol` and `rcond` can't be both set.")
     tol = rtol if rtol is not _NO_VALUE else rcond
     if _is_tolerance_array(tol):  # NumPy: rcond = rtol, then rcond[..., None] * max(s) per matrix
-        from .movement import broadcast_to
-
         x = a if isinstance(a, Tensor) else Tensor(lift(a, stack_of((a,))), stack_of((a,)))
         t = tol if isinstance(tol, Tensor) else Tensor(lift(np.asarray(tol), x.stack), x.stack)
         if x.ndim < 2:
             return _build("pinv", (x,), (("rcond", None), ("hermitian", bool(hermitian))))  # the rule says why
         try:
-            t = broadcast_to(t, x.shape[:-2])
+            t = movement.broadcast_to(t, x.shape[:-2])
         except ShapeError:
             raise error_at(ShapeError, "pinv", f"the tolerances' shape {t.shape} does not broadcast to the batch "
                                                f"shape {x.shape[:-2]} of {x.shape}") from None
@@ -1044,7 +636,9 @@ def _matrix_rank_rule(inputs, tol=None, hermitian=False, rtol=None):
     return a.shape[:-2], _probe(np.linalg.matrix_rank, inputs, tol=tol, hermitian=hermitian, rtol=rtol)
 
 
-defop("matrix_rank", _matrix_rank_rule)
+defop("matrix_rank", _matrix_rank_rule, may_raise=True, grad=no_gradient,
+      # below 2-D NumPy returns a Python int
+      kernel=lambda a, tol, hermitian, rtol: np.asarray(la.matrix_rank(a, tol, hermitian, rtol=rtol)))
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
@@ -1065,7 +659,6 @@ def _cond_rule(inputs, p=None):
     return x.shape[:-2], _probe(np.linalg.cond, inputs, p=p)
 
 
-defop("cond", _cond_rule)
 
 
 def cond(x, p=None):
@@ -1107,7 +700,70 @@ class _ProbeNode:
         self.dtype, self.ndim = dtype, ndim
 
 
-defop("norm", _norm_rule)
+def _is(ord, value) -> bool:
+    return not isinstance(ord, str) and ord is not None and ord == value
+
+
+def _vector_norm_vjp(x, out_k, g_k, ord, axes):
+    """Cotangent of x from that of its vector norm over ``axes`` (out_k and
+    g_k in keepdims form)."""
+    if ord is None or _is(ord, 2):
+        safe = elementwise.where(out_k == 0, 1.0, out_k)
+        return g_k * x / safe  # 0 where the norm is 0
+    if _is(ord, 0):  # a count of nonzeros
+        return None
+    if _is(ord, 1):
+        return g_k * elementwise.sign(x)
+    ax = elementwise.abs(x)
+    if _is(ord, np.inf) or _is(ord, -np.inf):  # ties split equally
+        hit = (ax == out_k).astype(_ftype(x))
+        return g_k * elementwise.sign(x) * hit / reduction.sum(hit, axis=axes, keepdims=True)
+    p = float(ord)
+    safe = elementwise.where(out_k == 0, 1.0, out_k)
+    ratio = elementwise.where(ax == 0, 1.0, ax / safe)
+    d = elementwise.where(ax == 0, 0.0, elementwise.power(ratio, p - 1.0))  # |x|**(p-1) / norm**(p-1)
+    return g_k * elementwise.sign(x) * d
+
+
+def _matrix_norm_vjp(x, out_k, g_k, ord, axes):
+    """Cotangent of x from that of its matrix norm over the axes (r, c)."""
+    r, c = axes
+    if ord is None or ord == "fro":
+        return _vector_norm_vjp(x, out_k, g_k, None, axes)
+    if ord == "nuc" or _is(ord, 2) or _is(ord, -2):
+        xm = movement.moveaxis(x, (r, c), (-2, -1))
+        gm = movement.moveaxis(g_k, (r, c), (-2, -1))  # batch + (1, 1)
+        u, s, vh = svd(xm, full_matrices=False)
+        k = s.shape[-1]
+        if ord == "nuc":
+            d = matmul(u, vh)
+        else:  # the largest (2) or smallest (-2) singular pair
+            pick = _eye(1, k, k=0 if _is(ord, 2) else k - 1, dtype=_ftype(x))
+            d = matmul(u * pick, vh)
+        return movement.moveaxis(gm * d, (-2, -1), (r, c))
+    # 1 / -1: max / min column sum of |x|; inf / -inf: rows.  Ties split equally.
+    within, across = (r, c) if _is(ord, 1) or _is(ord, -1) else (c, r)
+    sums = reduction.sum(elementwise.abs(x), axis=within, keepdims=True)
+    hit = (sums == out_k).astype(_ftype(x))
+    return g_k * elementwise.sign(x) * hit / reduction.sum(hit, axis=across, keepdims=True)
+
+
+def _norm_grad(out, ins, g, ord=None, axis=None, keepdims=False):
+    (x,) = ins
+    if axis is None:
+        axes = tuple(range(x.ndim))
+        matrix = ord is not None and x.ndim == 2
+    else:
+        axes = tuple(a % x.ndim for a in axis)
+        matrix = len(axes) == 2
+    out_k, g_k = (out, g) if keepdims else (_keep(out, x.shape, axes), _keep(g, x.shape, axes))
+    if matrix:
+        return _matrix_norm_vjp(x, out_k, g_k, ord, axes),
+    return _vector_norm_vjp(x, out_k, g_k, ord, axes),
+
+
+defop("norm", _norm_rule, kernel=lambda x, ord, axis, keepdims: la.norm(x, ord, axis, keepdims), grad=_norm_grad,
+      may_raise=True)
 
 
 def _norm_axis(axis, ndim):
@@ -1135,7 +791,16 @@ def _vector_norm_rule(inputs, axis=None, keepdims=False, ord=2):
     return shape, _probe(np.linalg.vector_norm, (_ProbeNode(x.dtype, 1),), ord=ord)
 
 
-defop("vector_norm", _vector_norm_rule)
+def _vector_norm_grad(out, ins, g, axis=None, keepdims=False, ord=2):
+    (x,) = ins
+    axes = tuple(range(x.ndim)) if axis is None else axis
+    out_k, g_k = (out, g) if keepdims else (_keep(out, x.shape, axes), _keep(g, x.shape, axes))
+    return _vector_norm_vjp(x, out_k, g_k, ord, axes),
+
+
+defop("vector_norm", _vector_norm_rule,
+      kernel=lambda x, axis, keepdims, ord: la.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord),
+      grad=_vector_norm_grad)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
@@ -1155,40 +820,38 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return norm(Tensor(n, st), ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
-# ---------------------------------------------------------------- numpy.linalg: several arrays
 
-def _multi_dot_rule(inputs):
-    """numpy.linalg.multi_dot: a chain of dots (ends may be 1-D)."""
-    if len(inputs) < 2:
-        raise ShapeError("multi_dot expects at least two arrays")
-    if len(inputs) == 2:
-        return _dot_rule(inputs)
-    shapes = [n.shape for n in inputs]
-    first = shapes[0] if len(shapes[0]) != 1 else (1,) + shapes[0]
-    last = shapes[-1] if len(shapes[-1]) != 1 else shapes[-1] + (1,)
-    chain = [first] + shapes[1:-1] + [last]
-    for k, s in enumerate(chain):
-        if len(s) != 2:
-            raise ShapeError(f"array {k} has shape {shapes[k]}; multi_dot needs 2-D arrays (the ends may be 1-D)")
-    for k in range(len(chain) - 1):
-        if chain[k][1] != chain[k + 1][0]:
-            raise ShapeError(f"arrays {k} and {k + 1} are not aligned: shapes {shapes[k]} and {shapes[k + 1]}")
-    shape = chain[0][:1] * (len(shapes[0]) == 2) + chain[-1][1:] * (len(shapes[-1]) == 2)
-    return shape, _probe(_multi_dot_probe, inputs)
+# ---------------------------------------------------------------- cond (with the norms' cotangents)
+
+def _cond_grad(out, ins, g, p=None):
+    """None/2/-2: a ratio of singular values; else norm(x, p) * norm(inv(x), p)."""
+    (x,) = ins
+    if p is None or _is(p, 2) or _is(p, -2):
+        u, s, vh = svd(x, full_matrices=False)
+        k = s.shape[-1]
+        dt = _ftype(x, g)
+        big = movement.reshape(_eye(1, k, k=0, dtype=dt), (k,))  # one-hot vectors
+        small = movement.reshape(_eye(1, k, k=k - 1, dtype=dt), (k,))
+        top, bottom = (big, small) if p != -2 else (small, big)
+        # cond = s_top / s_bottom
+        st = reduction.sum(s * top, axis=-1)
+        sb = reduction.sum(s * bottom, axis=-1)
+        gs = _col(g / sb) * top - _col(g * st / (sb * sb)) * bottom
+        return _svd_vjp(x, u, s, vh, gs=gs),
+    axes = (x.ndim - 2, x.ndim - 1)
+    xi = inv(x)
+    n1 = _keep(norm(x, p, axis=(-2, -1)), x.shape, axes)
+    n2 = _keep(norm(xi, p, axis=(-2, -1)), x.shape, axes)
+    g_k = _keep(g, x.shape, axes)
+    direct = _matrix_norm_vjp(x, n1, g_k * n2, p, axes)
+    through_inv = _inv_vjp(xi, _matrix_norm_vjp(xi, n2, g_k * n1, p, axes))
+    return direct + through_inv,
 
 
-def _multi_dot_probe(*arrays):
-    return np.linalg.multi_dot(list(arrays))
+defop("cond", _cond_rule, kernel=lambda x, p: la.cond(x, p), grad=_cond_grad, may_raise=True)
 
 
-defop("multi_dot", _multi_dot_rule)
-
-
-def multi_dot(arrays, *, out=None):
-    """Lazy ``numpy.linalg.multi_dot`` (NumPy picks the product order at run time)."""
-    refuse_out("multi_dot", out)
-    return _build("multi_dot", tuple(arrays))
-
+# ---------------------------------------------------------------- numpy.linalg: tensor inverses, lstsq
 
 def _tensorinv_rule(inputs, ind=2):
     """numpy.linalg.tensorinv: a.shape[ind:] + a.shape[:ind]."""
@@ -1202,7 +865,15 @@ def _tensorinv_rule(inputs, ind=2):
     return a.shape[ind:] + a.shape[:ind], _probe(np.linalg.inv, (_ProbeNode(a.dtype, 2),))
 
 
-defop("tensorinv", _tensorinv_rule)
+def _tensorinv_grad(out, ins, g, ind=2):
+    (a,) = ins
+    rows = int(np.prod(a.shape[ind:], dtype=np.int64))
+    x = movement.reshape(out, (rows, rows))
+    return movement.reshape(_inv_vjp(x, movement.reshape(g, (rows, rows))), a.shape),
+
+
+defop("tensorinv", _tensorinv_rule, kernel=lambda a, ind: la.tensorinv(a, ind), grad=_tensorinv_grad,
+      may_raise=True)
 
 
 def tensorinv(a, ind=2):
@@ -1230,7 +901,27 @@ def _tensorsolve_rule(inputs, axes=None):
     return x_shape, _probe(np.linalg.solve, inputs, shapes=((1, 1), (1,)))
 
 
-defop("tensorsolve", _tensorsolve_rule)
+def _tensorsolve_grad(out, ins, g, axes=None):
+    """NumPy's reshapes undone around solve's gradient."""
+    a, b = ins
+    order = list(range(a.ndim))
+    if axes is not None:
+        for k in axes:
+            order.remove(k)
+            order.append(k)
+    at = movement.transpose(a, order) if order != list(range(a.ndim)) else a
+    rows = b.size
+    mat = movement.reshape(at, (rows, rows))
+    gb = solve(_mT(mat), movement.reshape(g, (rows,)))
+    ga = -_col(gb) * movement.reshape(out, (1, rows))
+    ga = movement.reshape(ga, at.shape)
+    if at is not a:
+        ga = movement.transpose(ga, list(np.argsort(order)))
+    return ga, movement.reshape(gb, b.shape)
+
+
+defop("tensorsolve", _tensorsolve_rule, kernel=lambda a, b, axes: la.tensorsolve(a, b, axes), grad=_tensorsolve_grad,
+      may_raise=True)
 
 
 def tensorsolve(a, b, axes=None):
@@ -1257,7 +948,17 @@ def _lstsq_rule(inputs, rcond, output):
                          rcond=rcond)
 
 
-defop("lstsq", _lstsq_rule)
+def _lstsq_all(a, b, rcond):
+    """lstsq's four results; the residuals an error where NumPy's are empty
+    for a rank below N though the graph's shape is the full-rank one."""
+    x, residuals, rank, s = la.lstsq(a, b, rcond=rcond)
+    if a.shape[0] > a.shape[1] and rank < a.shape[1]:
+        residuals = la.LinAlgError(f"lstsq: a {a.shape} has rank {rank} < {a.shape[1]}, so NumPy's residuals "
+                                   "are empty, a shape the graph's static one cannot take (x, rank and s are fine)")
+    return x, residuals, rank, s
+
+
+defop("lstsq", _lstsq_rule, kernel_all=_lstsq_all, kernel=_one_output(_lstsq_all), may_raise=True)
 
 
 class LstsqResult(NamedTuple):
@@ -1277,24 +978,3 @@ def lstsq(a, b, rcond=None):
     return LstsqResult(*(Tensor(make_node("lstsq", (x, y), params + (("output", k),)), st) for k in range(4)))
 
 
-# may_raise: the kernel can fail on the data (a singular or non-definite
-# matrix, no convergence); the engine writes no variable in place before it
-for _op in ("inv", "cholesky", "solve", "eig", "eigvals", "eigh", "eigvalsh", "svd", "qr", "pinv", "lstsq",
-            "matrix_power", "matrix_rank", "cond", "norm", "tensorinv", "tensorsolve"):
-    set_attr(_op, "may_raise", True)
-
-
-def _gufunc_objects() -> None:
-    """matmul, vecdot, matvec and vecmat are NumPy ufuncs (gufuncs): here
-    ufunc objects too (``fgraph.ops.ufunc``), taking out=, dtype=,
-    casting= and signature=, and refusing reduce/accumulate/outer/at as
-    NumPy refuses them for a ufunc with a core signature."""
-    from .ufunc import OBJECTS, Ufunc
-
-    for name in ("matmul", "vecdot", "matvec", "vecmat"):
-        u = getattr(np, name, None)
-        if isinstance(u, np.ufunc):
-            OBJECTS[name] = globals()[name] = Ufunc(u, globals()[name])
-
-
-_gufunc_objects()

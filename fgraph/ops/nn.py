@@ -30,75 +30,27 @@ The backward ops are linear in their last input and come in transpose pairs
 (``conv2d`` / ``conv_transpose2d`` / ``conv2d_backward_weight``,
 ``max_pool2d_backward`` / ``max_pool2d_select``, ``avg_pool2d`` /
 ``avg_pool2d_backward``), so the gradient of a gradient is made of these ops
-again (see ``fgraph/autodiff/rules/nn.py``).
+again (their gradient rules are below, with the ops).
 """
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
 from ..errors import DTypeError, ShapeError
+from ..opdef import no_gradient
 from ..tensor import Tensor, lift, stack_of
 from ..shape import defop, size_of, ufunc_dtypes
 from ..symbol import make_node
+from . import elementwise, movement
+from . import nn_kernels as K
+from .batching import Ctx, Mixes
+from .nn_kernels import (  # noqa: F401  (the window geometry, shared with the kernels; public here too)
+    ceil_div, conv_out_size, conv_transpose_out_size, pool_out_size, valid_range, windows)
 
 __all__: list[str] = []
-
-
-# ---------------------------------------------------------------- geometry
-
-def ceil_div(a: int, b: int) -> int:
-    return -((-a) // b)
-
-
-def conv_out_size(n: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
-    """Output length of a convolution along one axis (may be <= 0: caller checks)."""
-    return (n + p0 + p1 - d * (k - 1) - 1) // s + 1
-
-
-def conv_transpose_out_size(n: int, k: int, s: int, p0: int, p1: int, d: int, op: int) -> int:
-    return (n - 1) * s - p0 - p1 + d * (k - 1) + op + 1
-
-
-def pool_out_size(n: int, k: int, s: int, p0: int, p1: int, d: int, ceil_mode: bool) -> int:
-    """PyTorch's pooling output length, with the start and end padding apart
-    (ONNX pads asymmetrically).  With ``ceil_mode`` a last window that would
-    start in the end padding is dropped."""
-    span = n + p0 + p1 - d * (k - 1) - 1
-    out = (ceil_div(span, s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= n + p0:
-        out -= 1
-    return out
-
-
-def valid_range(n_out: int, n_in: int, s: int, offset: int) -> tuple[int, int]:
-    """Output positions ``i`` in ``[0, n_out)`` whose input ``i*s + offset``
-    lies in ``[0, n_in)``: the half-open range ``(i0, i1)`` (maybe empty)."""
-    i0 = max(0, ceil_div(-offset, s))
-    i1 = min(n_out, ceil_div(n_in - offset, s))
-    return i0, max(i0, i1)
-
-
-def windows(out_hw, in_hw, kernel, stride, padding, dilation):
-    """For each window offset ``(a, b)``: the output block ``(i0, i1, j0, j1)``
-    whose inputs are inside the image, and the input slices it reads
-    (strided).  Offsets whose block is empty are skipped.  Kernels use this
-    instead of padding their input, so padding costs no copy."""
-    (ho, wo), (h, w) = out_hw, in_hw
-    (kh, kw), (sh, sw), ((pt, _), (pl, _)), (dh, dw) = kernel, stride, padding, dilation
-    for a in range(kh):
-        i0, i1 = valid_range(ho, h, sh, a * dh - pt)
-        if i0 == i1:
-            continue
-        r0 = i0 * sh + a * dh - pt
-        rows = slice(r0, r0 + (i1 - i0 - 1) * sh + 1, sh)
-        for b in range(kw):
-            j0, j1 = valid_range(wo, w, sw, b * dw - pl)
-            if j0 == j1:
-                continue
-            c0 = j0 * sw + b * dw - pl
-            yield a, b, (i0, i1, j0, j1), (rows, slice(c0, c0 + (j1 - j0 - 1) * sw + 1, sw))
 
 
 # ---------------------------------------------------------------- checks
@@ -126,6 +78,109 @@ def _spatial(out_hw, in_hw, what: str = "output"):
 def _conv_out_hw(x_hw, kernel, stride, padding, dilation):
     return tuple(conv_out_size(n, k, s, p[0], p[1], d)
                  for n, k, s, p, d in zip(x_hw, kernel, stride, padding, dilation))
+
+
+# ---------------------------------------------------------------- gradients
+# Gradient rules of the neural-network ops, written with forward ops only.
+#
+# The convolution ops are bilinear and transposes of one another:
+#
+# * ``conv2d(x, w)``: dx = ``conv_transpose2d(g, w)`` (output_padding chosen
+#   to give back x's size), dw = ``conv2d_backward_weight(x, g)``;
+# * ``conv_transpose2d(x, w)``: dx = ``conv2d(g, w)`` (cropped to x when an
+#   output_padding >= stride made the output longer), dw =
+#   ``conv2d_backward_weight(g, x)``;
+# * ``conv2d_backward_weight(x, g)`` (= dW): with cotangent c (a weight),
+#   dx = ``conv_transpose2d(g, c)``, dg = ``conv2d(x, c)``;
+#
+# so derivatives of any order stay within these three ops.  Pools:
+# ``max_pool2d`` sends each window's cotangent to the window's first maximum
+# (row-major; ties go to the first, a NaN maximum gets none);
+# ``max_pool2d_backward`` and ``max_pool2d_select`` are linear in their last
+# input and each other's transpose (the argmax is locally constant, so x and
+# y get no gradient).  ``avg_pool2d`` and ``avg_pool2d_backward`` are linear
+# and each other's transpose.  ``random_uniform`` has no gradient (its key is
+# an integer); ``erf``' is ``2/sqrt(pi) exp(-x**2)``.
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _output_padding(x_hw, g_hw, kernel, stride, padding, dilation):
+    """The output_padding that makes conv_transpose2d of g give x's size back."""
+    return tuple(n - conv_transpose_out_size(m, k, s, p[0], p[1], d, 0)
+                 for n, m, k, s, p, d in zip(x_hw, g_hw, kernel, stride, padding, dilation))
+
+
+def _input_grad(x, g, w, stride, padding, dilation, groups):
+    """conv2d's gradient with respect to its input x, for weight w."""
+    if x.size == 0:
+        return None
+    opad = _output_padding(x.shape[2:], g.shape[2:], w.shape[2:], stride, padding, dilation)
+    return conv_transpose2d(g, w, stride, padding, opad, dilation, groups)
+
+
+def _conv2d_grad(out, ins, g, stride, padding, dilation, groups):
+    x, w = ins
+    return (_input_grad(x, g, w, stride, padding, dilation, groups),
+            conv2d_backward_weight(x, g, stride, padding, dilation, groups, tuple(w.shape[2:])))
+
+
+def _conv_transpose2d_grad(out, ins, g, stride, padding, output_padding, dilation, groups):
+    x, w = ins
+    if x.size == 0:
+        return None, None
+    dx = conv2d(g, w, stride, padding, dilation, groups)
+    h, wd = x.shape[2:]
+    extra = (dx.shape[2] - h, dx.shape[3] - wd)  # > 0 only when output_padding >= stride
+    if extra != (0, 0):
+        dx = dx[:, :, :h, :wd]
+        x = movement.pad(x, ((0, 0), (0, 0), (0, extra[0]), (0, extra[1])))
+    return dx, conv2d_backward_weight(g, x, stride, padding, dilation, groups, tuple(w.shape[2:]))
+
+
+def _conv2d_backward_weight_grad(out, ins, c, stride, padding, dilation, groups, kernel):
+    x, g = ins
+    return (_input_grad(x, g, c, stride, padding, dilation, groups),
+            conv2d(x, c, stride, padding, dilation, groups))
+
+
+def _max_pool2d_grad(out, ins, g, **params):
+    (x,) = ins
+    if x.dtype.kind != "f":
+        return (None,)
+    return (max_pool2d_backward(x, out, g, **params),)
+
+
+def _max_pool2d_backward_grad(out, ins, c, **params):
+    x, y, _ = ins
+    return None, None, max_pool2d_select(x, y, c, **params)
+
+
+def _max_pool2d_select_grad(out, ins, g, **params):
+    x, y, _ = ins
+    return None, None, max_pool2d_backward(x, y, g, **params)
+
+
+def _avg_pool2d_grad(out, ins, g, **params):
+    (x,) = ins
+    return (avg_pool2d_backward(g, x.shape[2:], **params),)
+
+
+def _avg_pool2d_backward_grad(out, ins, c, input_hw, **params):
+    return (avg_pool2d(c, **params),)
+
+
+def _erf_grad(out, ins, g):
+    (x,) = ins
+    return (g * (_TWO_OVER_SQRT_PI * elementwise.exp(-(x * x))),)
+
+
+def _conv_like(node, c: Ctx) -> tuple:
+    """The batch rule of conv2d, conv_transpose2d, pools: images batched on axis 0, weights not."""
+    if not c.batched[0]:
+        raise Mixes("its weights are batched")
+    c.only(node, 0)
+    return node.params
 
 
 # ---------------------------------------------------------------- convolutions
@@ -190,13 +245,19 @@ def _flops(inputs, params, op):
 
 
 defop("conv2d", _conv2d_rule, "2-d convolution (cross-correlation, NCHW); inputs x, w; params stride, padding, "
-                              "dilation, groups.", cost=lambda inputs, params: _flops(inputs, params, "conv2d"))
+                              "dilation, groups.", cost=lambda inputs, params: _flops(inputs, params, "conv2d"),
+      kernel=K.conv2d_kernel, out_kernel=K.conv2d_out, workspace=K.conv2d_workspace, grad=_conv2d_grad,
+      batch_rule=_conv_like)
 defop("conv_transpose2d", _conv_transpose2d_rule, "2-d transposed convolution (the adjoint of conv2d in its "
                                                   "input); inputs x, w (C, O/groups, kh, kw).",
-      cost=lambda inputs, params: _flops(inputs, params, "conv_transpose2d"))
+      cost=lambda inputs, params: _flops(inputs, params, "conv_transpose2d"),
+      kernel=K.conv_transpose2d_kernel, out_kernel=K.conv_transpose2d_out, workspace=K.conv_transpose2d_workspace,
+      grad=_conv_transpose2d_grad, batch_rule=_conv_like)
 defop("conv2d_backward_weight", _conv2d_backward_weight_rule, "The gradient of conv2d with respect to its "
                                                               "weight; inputs x, g; params as conv2d, kernel.",
-      cost=lambda inputs, params: _flops(inputs, params, "conv2d_backward_weight"))
+      cost=lambda inputs, params: _flops(inputs, params, "conv2d_backward_weight"),
+      kernel=K.conv2d_backward_weight_kernel, out_kernel=K.conv2d_backward_weight_out,
+      workspace=K.conv2d_backward_weight_workspace, grad=_conv2d_backward_weight_grad)
 
 
 def _tensor(op: str, args, params: tuple) -> Tensor:
@@ -273,15 +334,22 @@ def _avg_pool2d_backward_rule(inputs, kernel, stride, padding, ceil_mode, count_
 
 
 defop("max_pool2d", _max_pool2d_rule, "2-d max pooling (padding counts as -inf); params kernel, stride, padding, "
-                                      "dilation, ceil_mode.")
+                                      "dilation, ceil_mode.",
+      kernel=K.max_pool2d_kernel, out_kernel=K.max_pool2d_out, workspace=K.max_pool2d_workspace,
+      grad=_max_pool2d_grad, batch_rule=_conv_like)
 defop("max_pool2d_backward", _max_pool2d_backward_rule, "The gradient of max_pool2d: g added at the first "
-                                                        "maximum of each window; inputs x, y=max_pool2d(x), g.")
+                                                        "maximum of each window; inputs x, y=max_pool2d(x), g.",
+      kernel=K.max_pool2d_backward_kernel, out_kernel=K.max_pool2d_backward_out, grad=_max_pool2d_backward_grad)
 defop("max_pool2d_select", lambda inputs, **p: _max_pool2d_backward_rule(inputs, op="max_pool2d_select", **p),
-      "The transpose of max_pool2d_backward in g: c read at the first maximum of each window; inputs x, y, c.")
+      "The transpose of max_pool2d_backward in g: c read at the first maximum of each window; inputs x, y, c.",
+      kernel=K.max_pool2d_select_kernel, out_kernel=K.max_pool2d_select_out, grad=_max_pool2d_select_grad)
 defop("avg_pool2d", _avg_pool2d_rule, "2-d average pooling; params kernel, stride, padding, ceil_mode, "
-                                      "count_include_pad.")
+                                      "count_include_pad.",
+      kernel=K.avg_pool2d_kernel, out_kernel=K.avg_pool2d_out, workspace=K.avg_pool2d_workspace,
+      grad=_avg_pool2d_grad, batch_rule=_conv_like)
 defop("avg_pool2d_backward", _avg_pool2d_backward_rule, "The transpose of avg_pool2d (its gradient); params "
-                                                        "those of avg_pool2d and input_hw.")
+                                                        "those of avg_pool2d and input_hw.",
+      kernel=K.avg_pool2d_backward_kernel, out_kernel=K.avg_pool2d_backward_out, grad=_avg_pool2d_backward_grad)
 
 
 def _pool_params(kernel, stride, padding, dilation, ceil_mode) -> tuple:
@@ -329,7 +397,8 @@ def _random_uniform_rule(inputs, shape, dtype):
 
 
 defop("random_uniform", _random_uniform_rule, "Uniform values in [0, 1) drawn from Philox with the key "
-                                              "input; deterministic for a key.")
+                                              "input; deterministic for a key.",
+      kernel=K.random_uniform_kernel, out_kernel=K.random_uniform_out, grad=no_gradient)  # (an integer key)
 
 
 def random_uniform(key, shape, dtype="float64") -> Tensor:
@@ -349,7 +418,7 @@ def _erf_rule(inputs):
 
 
 defop("erf", _erf_rule, "The error function, element-wise (float64-accurate rational approximation).",
-      elementwise=True, nin=1, inplace=(0,))
+      elementwise=True, nin=1, inplace=(0,), kernel=K.erf_kernel, out_kernel=K.erf_out, grad=_erf_grad)
 
 
 def erf(x) -> Tensor:

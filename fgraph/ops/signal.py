@@ -95,8 +95,15 @@ def _sliding_dtype(kind: str, a: np.dtype, v: np.dtype) -> np.dtype:
         raise DTypeError(str(e)) from None
 
 
+def _correlate_kernel(a, v, kind, mode):
+    """``numpy.correlate`` or ``numpy.convolve`` itself (NumPy's values bit for bit, at its speed)."""
+    return getattr(np, kind)(a, v, mode=("valid", "same", "full")[mode])
+
+
+# (its gradient rule differentiates composite_correlate, so it needs the autodiff core: it is
+# registered from fgraph/autodiff/graph_rules.py, a layer above)
 defop("correlate", _correlate_rule, "numpy.correlate or numpy.convolve (param kind) of two 1-D arrays; mode "
-                                    "0 valid, 1 same, 2 full")
+                                    "0 valid, 1 same, 2 full", kernel=_correlate_kernel)
 
 
 #: products per block of outputs in the composite convolve/correlate (the window matrix of

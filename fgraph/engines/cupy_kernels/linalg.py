@@ -11,7 +11,7 @@ eigenvectors and singular vectors may differ from LAPACK's by those.
 """
 import numpy as np
 
-from ...ops.linalg import einsum_optimize_arg
+from ...ops.products import einsum_optimize_arg
 from .support import cupy, dispatch, xp
 
 

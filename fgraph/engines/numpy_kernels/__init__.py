@@ -1,14 +1,9 @@
-"""NumPy kernels, attached to the ops as the ``numpy_kernel`` attribute.
+"""The NumPy engine's own runtime kernels.
 
-A kernel is ``kernel(*input_arrays, **params) -> array``.  One module per op
-family; importing this package attaches them all."""
-from importlib import import_module
-
-from ...ops import FAMILIES
-
-for _family in FAMILIES:
-    try:
-        import_module(f"{__name__}.{_family}")
-    except ModuleNotFoundError as e:  # a family whose reference kernels are declared with its ops
-        if e.name != f"{__name__}.{_family}":
-            raise
+Every op's reference NumPy kernel is declared with the op (its OpDef in
+``fgraph/ops/``).  What lives here is the engine's runtime for what only it
+runs: the optimiser's fused groups (``fused``: strategies measured per
+shape, native C in ``native/``, planned scratch in ``scratch``), and loop
+and branch bodies compiled once (``control``).  Importing this package
+registers them with ``override("numpy", ...)``."""
+from . import control, fused  # noqa: F401

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from ...devices import current
 from ...errors import format_location
-from ...registry import kernel_attrs, set_attr
+from ...registry import kernel_attrs, override
 from ..program import may_alias, picked
 
 #: (kernel attribute, body graph) -> compiled body; bounded, oldest dropped first
@@ -189,6 +189,5 @@ def one_output(compute):
     return kernel
 
 
-for _op, _compute in make_kernels("numpy_kernel").items():
-    set_attr(_op, "numpy_kernel_all", _compute)
-    set_attr(_op, "numpy_kernel", one_output(_compute))
+for _op, _compute in make_kernels("numpy_kernel").items():  # the NumPy engine's loop bodies
+    override("numpy", _op, one_output(_compute), all=_compute)

@@ -1,4 +1,5 @@
-"""NumPy kernels of the neural-network ops (``fgraph/ops/nn.py``).
+"""NumPy kernels of the neural-network ops (``fgraph/ops/nn.py``, whose OpDefs
+carry them), and the window geometry both share.
 
 Every op's ``numpy_kernel`` allocates its result and calls the op's
 ``numpy_out_kernel`` on it, so the two are bit-identical by construction.
@@ -48,10 +49,85 @@ import math
 
 import numpy as np
 
-from ...devices import current
-from ...ops.nn import valid_range, windows
-from ...registry import set_attr
-from .scratch import ALIGN, aligned, carve
+# ---------------------------------------------------------------- workspace carving
+# (the convention of fgraph/engines/numpy_kernels/scratch.py, which this layer may not import:
+# buffers one after another in the planned uint8 block, each on an ALIGN-byte boundary)
+
+#: byte alignment of each buffer carved from a workspace
+ALIGN = 64
+
+
+def aligned(nbytes: int) -> int:
+    """``nbytes`` rounded up to a multiple of ``ALIGN``."""
+    return -(-nbytes // ALIGN) * ALIGN
+
+
+def carve(workspace, specs) -> list:
+    """Flat buffers of ``specs`` (``(values, dtype)`` pairs), one after
+    another in ``workspace``."""
+    bufs, at = [], 0
+    for n, d in specs:
+        size = n * np.dtype(d).itemsize
+        bufs.append(workspace[at:at + size].view(d))
+        at += aligned(size)
+    return bufs
+
+
+# ---------------------------------------------------------------- geometry
+
+def ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+def conv_out_size(n: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
+    """Output length of a convolution along one axis (may be <= 0: caller checks)."""
+    return (n + p0 + p1 - d * (k - 1) - 1) // s + 1
+
+
+def conv_transpose_out_size(n: int, k: int, s: int, p0: int, p1: int, d: int, op: int) -> int:
+    return (n - 1) * s - p0 - p1 + d * (k - 1) + op + 1
+
+
+def pool_out_size(n: int, k: int, s: int, p0: int, p1: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling output length, with the start and end padding apart
+    (ONNX pads asymmetrically).  With ``ceil_mode`` a last window that would
+    start in the end padding is dropped."""
+    span = n + p0 + p1 - d * (k - 1) - 1
+    out = (ceil_div(span, s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n + p0:
+        out -= 1
+    return out
+
+
+def valid_range(n_out: int, n_in: int, s: int, offset: int) -> tuple[int, int]:
+    """Output positions ``i`` in ``[0, n_out)`` whose input ``i*s + offset``
+    lies in ``[0, n_in)``: the half-open range ``(i0, i1)`` (maybe empty)."""
+    i0 = max(0, ceil_div(-offset, s))
+    i1 = min(n_out, ceil_div(n_in - offset, s))
+    return i0, max(i0, i1)
+
+
+def windows(out_hw, in_hw, kernel, stride, padding, dilation):
+    """For each window offset ``(a, b)``: the output block ``(i0, i1, j0, j1)``
+    whose inputs are inside the image, and the input slices it reads
+    (strided).  Offsets whose block is empty are skipped.  Kernels use this
+    instead of padding their input, so padding costs no copy."""
+    (ho, wo), (h, w) = out_hw, in_hw
+    (kh, kw), (sh, sw), ((pt, _), (pl, _)), (dh, dw) = kernel, stride, padding, dilation
+    for a in range(kh):
+        i0, i1 = valid_range(ho, h, sh, a * dh - pt)
+        if i0 == i1:
+            continue
+        r0 = i0 * sh + a * dh - pt
+        rows = slice(r0, r0 + (i1 - i0 - 1) * sh + 1, sh)
+        for b in range(kw):
+            j0, j1 = valid_range(wo, w, sw, b * dw - pl)
+            if j0 == j1:
+                continue
+            c0 = j0 * sw + b * dw - pl
+            yield a, b, (i0, i1, j0, j1), (rows, slice(c0, c0 + (j1 - j0 - 1) * sw + 1, sw))
+
+
 
 #: bytes of im2col patches per chunk (at least one output row's worth).
 #: Measured on ResNet50 layers, batch 1 and 8 (0.5 .. 64 MiB): 4 MiB is the
@@ -66,6 +142,8 @@ BATCH_BELOW = 1024
 
 def xp():
     """The array module of the device the kernels run on (NumPy on the host)."""
+    from ..devices import current  # (here: ``import fgraph.numpy`` leaves fgraph.devices for first use)
+
     return current().xp
 
 
@@ -740,15 +818,15 @@ def erf_out(x, *, out):
 
 # ---------------------------------------------------------------- registration
 
-def _register(op, out_kernel, result):
-    """``result(*args, **params) -> (shape, dtype)`` sizes the plain kernel's
-    output; the plain kernel then runs the out-kernel into it."""
+def _plain(op, out_kernel, result):
+    """The plain kernel of ``op``: ``result(*args, **params) -> (shape, dtype)``
+    sizes its output, then the out-kernel runs into it (so the two are
+    bit-identical by construction)."""
     def kernel(*args, **params):
         shape, dtype = result(*args, **params)
         return out_kernel(*args, out=xp().empty(shape, dtype), **params)
     kernel.__name__ = op
-    set_attr(op, "numpy_kernel", kernel)
-    set_attr(op, "numpy_out_kernel", out_kernel)
+    return kernel
 
 
 def _res(*arrays):
@@ -756,24 +834,18 @@ def _res(*arrays):
 
 
 def _conv2d_result(x, w, stride, padding, dilation, groups):
-    from ...ops.nn import conv_out_size
-
     hw = tuple(conv_out_size(m, k, s, p[0], p[1], d)
                for m, k, s, p, d in zip(x.shape[2:], w.shape[2:], stride, padding, dilation))
     return (x.shape[0], w.shape[0]) + hw, _res(x, w)
 
 
 def _conv_transpose2d_result(x, w, stride, padding, output_padding, dilation, groups):
-    from ...ops.nn import conv_transpose_out_size
-
     hw = tuple(conv_transpose_out_size(m, k, s, p[0], p[1], d, q)
                for m, k, s, p, d, q in zip(x.shape[2:], w.shape[2:], stride, padding, dilation, output_padding))
     return (x.shape[0], w.shape[1] * groups) + hw, _res(x, w)
 
 
 def _pool_result(x, kernel, stride, padding, dilation=(1, 1), ceil_mode=False, **_):
-    from ...ops.nn import pool_out_size
-
     hw = tuple(pool_out_size(m, k, s, p[0], p[1], d, ceil_mode)
                for m, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
     return x.shape[:2] + hw, _dtype(x)
@@ -853,21 +925,19 @@ def avg_pool2d_workspace(node):
     return _scratch_nbytes((cap * hp * wp, cap * hp * wp), node.dtype.itemsize)
 
 
-_register("conv2d", conv2d_out, _conv2d_result)
-_register("conv_transpose2d", conv_transpose2d_out, _conv_transpose2d_result)
-_register("conv2d_backward_weight", conv2d_backward_weight_out,
-          lambda x, g, groups, kernel, **p: ((g.shape[1], x.shape[1] // groups) + tuple(kernel), _res(x, g)))
-# kernel scratch the memory planner places in the arena (see fgraph/engines/arena.py)
-set_attr("conv2d", "numpy_workspace", conv2d_workspace)
-set_attr("conv_transpose2d", "numpy_workspace", conv_transpose2d_workspace)
-set_attr("conv2d_backward_weight", "numpy_workspace", conv2d_backward_weight_workspace)
-set_attr("max_pool2d", "numpy_workspace", max_pool2d_workspace)
-set_attr("avg_pool2d", "numpy_workspace", avg_pool2d_workspace)
-_register("max_pool2d", max_pool2d_out, _pool_result)
-_register("max_pool2d_backward", max_pool2d_backward_out, lambda x, y, g, **p: (x.shape, _dtype(g)))
-_register("max_pool2d_select", max_pool2d_select_out, lambda x, y, c, **p: (y.shape, _dtype(c)))
-_register("avg_pool2d", avg_pool2d_out, _pool_result)
-_register("avg_pool2d_backward", avg_pool2d_backward_out,
-          lambda g, input_hw, **p: (g.shape[:2] + tuple(input_hw), _dtype(g)))
-_register("random_uniform", random_uniform_out, lambda key, shape, dtype: (shape, dtype))
-_register("erf", erf_out, lambda x: (getattr(x, "shape", ()), np.sin(np.zeros(1, _dtype(x))).dtype))
+# the plain kernels (the OpDefs in fgraph/ops/nn.py take these, the out-kernels and the workspace sizers)
+conv2d_kernel = _plain("conv2d", conv2d_out, _conv2d_result)
+conv_transpose2d_kernel = _plain("conv_transpose2d", conv_transpose2d_out, _conv_transpose2d_result)
+conv2d_backward_weight_kernel = _plain(
+    "conv2d_backward_weight", conv2d_backward_weight_out,
+    lambda x, g, groups, kernel, **p: ((g.shape[1], x.shape[1] // groups) + tuple(kernel), _res(x, g)))
+max_pool2d_kernel = _plain("max_pool2d", max_pool2d_out, _pool_result)
+max_pool2d_backward_kernel = _plain("max_pool2d_backward", max_pool2d_backward_out,
+                                    lambda x, y, g, **p: (x.shape, _dtype(g)))
+max_pool2d_select_kernel = _plain("max_pool2d_select", max_pool2d_select_out,
+                                  lambda x, y, c, **p: (y.shape, _dtype(c)))
+avg_pool2d_kernel = _plain("avg_pool2d", avg_pool2d_out, _pool_result)
+avg_pool2d_backward_kernel = _plain("avg_pool2d_backward", avg_pool2d_backward_out,
+                                    lambda g, input_hw, **p: (g.shape[:2] + tuple(input_hw), _dtype(g)))
+random_uniform_kernel = _plain("random_uniform", random_uniform_out, lambda key, shape, dtype: (shape, dtype))
+erf_kernel = _plain("erf", erf_out, lambda x: (getattr(x, "shape", ()), np.sin(np.zeros(1, _dtype(x))).dtype))

@@ -1,4 +1,9 @@
-"""Gradient rules for the control-flow ops (fgraph/ops/control.py).
+"""Gradient rules that differentiate a graph of their own: the control-flow
+ops' (fgraph/ops/control.py: a loop body, a branch) and ``correlate``'s
+(fgraph/ops/signal.py: the same sum written with other ops).  They need the
+autodiff core (``gradients``) and, for loops, fgraph.control's tracing, both
+layers above the ops, so they live here and are registered as the ops'
+``grad`` attribute (the other families' rules are in their OpDefs).
 
 - ``scan`` (and ``fori_loop`` with static bounds, a scan): a forward scan
   that also saves each step's input carry, then a scan in the opposite
@@ -8,8 +13,10 @@
   are recomputed on the way back (a scan of scans, see _checkpointed_grad).
 - ``switch`` (and ``cond``): a ``switch`` on the same index over the
   branches' vector-Jacobian products: the gradient of the branch taken.
-- ``while_loop``: refused, as in JAX: its trip count is not known when the
-  gradient is built, so there is no scan to reverse.
+- ``while_loop``: refused, as in JAX (its OpDef's ``grad=Refused``): its trip
+  count is not known when the gradient is built, so there is no scan to reverse.
+- ``correlate`` (numpy.correlate/convolve): the gradient of
+  ``composite_correlate``, so it is its ops' rules (take, multiply, sum) transposed.
 
 Each result of a loop is its own node, so a rule sees the cotangent of one
 result; a program that uses several results runs one backward loop each
@@ -17,15 +24,14 @@ result; a program that uses several results runs one backward loop each
 """
 from __future__ import annotations
 
-from ...errors import FgraphError
-from ...tensor import Tensor
-from ...symbol import error_at
-from .. import defgrad
-from ..core import differentiable, gradients
+from ..ops.signal import composite_correlate
+from ..registry import set_attr
+from ..tensor import Tensor
+from .core import differentiable, gradients
 
 
 def _fnp():
-    from ... import numpy as fnp
+    from .. import numpy as fnp
 
     return fnp
 
@@ -40,9 +46,8 @@ def _dot(outs, cots):
     return total
 
 
-@defgrad("scan")
 def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output, checkpoint=None):
-    from ...control import inline, scan
+    from ..control import inline, scan
 
     fnp = _fnp()
     st = out.stack
@@ -99,7 +104,7 @@ def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg)
     body is an inner scan of ``seg`` steps; differentiating that with the
     rule above saves the outer carries only, and the inner scan's own rule,
     run once a segment on the way back, recomputes and saves that segment's."""
-    from ...control import inline, scan
+    from ..control import inline, scan
 
     fnp = _fnp()
     st = out.stack
@@ -131,9 +136,8 @@ def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg)
     return cot
 
 
-@defgrad("switch")
 def _switch_grad(out, inputs, g, branches, n_operands, splits, output):
-    from ...control import inline, switch
+    from ..control import inline, switch
 
     rest = list(inputs[1:])
     fr = [i for i in range(len(rest)) if differentiable(rest[i].dtype)]
@@ -156,10 +160,14 @@ def _switch_grad(out, inputs, g, branches, n_operands, splits, output):
     return cot
 
 
-@defgrad("while_loop")
-def _while_grad(out, inputs, g, cond, body, n_carry, n_cond, output):
-    raise error_at(FgraphError, "grad", "while_loop is forward-differentiable only, as in JAX: its trip count is "
-                                        "known only when it runs, so reverse mode has no steps to reverse; use "
-                                        f"fori_loop with Python int bounds, or scan (the loop was made at "
-                                        f"{out.node.where[0]}:{out.node.where[1]})" if out.node.where else
-                   "while_loop is forward-differentiable only, as in JAX; use fori_loop with static bounds or scan")
+def _correlate_grad(out, ins, g, kind, mode):
+    wanted = [x for x in ins if differentiable(x.dtype)]
+    if not wanted:
+        return None, None
+    grads = iter(gradients(composite_correlate(kind, *ins, mode), wanted, seed=g))
+    return tuple(next(grads) if differentiable(x.dtype) else None for x in ins)
+
+
+set_attr("scan", "grad", _scan_grad)
+set_attr("switch", "grad", _switch_grad)
+set_attr("correlate", "grad", _correlate_grad)
