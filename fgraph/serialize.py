@@ -714,8 +714,9 @@ class _Reader:
             if type(kw["name"]) is not str:
                 raise _fail(w, f"the name param must be a string, not {_jtype(kw['name'])}")
             uid = kw["id"]
-            if not (_is_int(uid) and 0 <= uid <= _MAX_ID):
-                raise _fail(w, f"id must be a non-negative int64, not {uid!r:.40}")
+            # a loop body's own placeholders take negative ids, their positions (fgraph/control.py)
+            if not (_is_int(uid) and -_MAX_ID <= uid <= _MAX_ID):
+                raise _fail(w, f"id must be an int64, not {uid!r:.40}")
             self.max_id = max(self.max_id, uid)
         if op == "placeholder":
             try:

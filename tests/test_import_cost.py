@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 #: fgraph modules (and what only they import) that ``import fgraph.numpy`` leaves for first use
-FGRAPH_LAZY = ("fgraph.autodiff", "fgraph.autodiff.rules", "fgraph.optimiser", "fgraph.nn", "fgraph.onnx",
+FGRAPH_LAZY = ("fgraph.autodiff", "fgraph.autodiff.graph_rules", "fgraph.optimiser", "fgraph.nn", "fgraph.onnx",
                "fgraph.updates", "fgraph.graph", "fgraph.numpy.random", "fgraph.engines.numpy_engine",
                "fgraph.engines.numpy_kernels", "fgraph.engines.cupy_engine", "fgraph.engines.dask_engine",
                "fgraph.devices", "pyrsistent", "onnx", "cupy", "dask",

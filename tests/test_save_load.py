@@ -594,7 +594,7 @@ REFUSALS = [
     ("literal-weak", lambda d: d["graph"]["nodes"][_node_index(d, "literal")].update(weak=False), "is weak"),
     ("nonleaf-weak", lambda d: d["graph"]["nodes"][-1].update(weak=True), "only leaves"),
     ("placeholder-params", lambda d: d["graph"]["nodes"][0]["params"].pop(), r"params must be \['name', 'id'\]"),
-    ("id-range", lambda d: d["graph"]["nodes"][0]["params"][1].__setitem__(1, -1), "non-negative int64"),
+    ("id-range", lambda d: d["graph"]["nodes"][0]["params"][1].__setitem__(1, 1 << 64), "must be an int64"),
     ("huge-placeholder", lambda d: d["graph"]["nodes"][0].update(shape=[2 ** 40, 2 ** 40]), "more than an array"),
     ("where-type", lambda d: d["graph"]["nodes"][0].update(where="here"), r"where must be \[file, line\]"),
     ("name-type", lambda d: d["graph"]["nodes"][0].update(name=3), "name must be a string"),

@@ -49,8 +49,7 @@ from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
 from ..symbol import error_at, make_node, refuse_out
 from .batching import _along_axis
 from .building import namespace
-from .indexing import (SIZE_HINT, _axis_param, _sized_nonzero, concrete_value, constant_node, scatter_add,
-                       static_size)
+from .indexing import (SIZE_HINT, take_along_axis_T, _axis_param, _sized_nonzero, concrete_value, constant_node, static_size)
 from . import sorting_kernels as kernels
 from .sorting_kernels import _ORDER_STATS, order_stat_call
 
@@ -64,22 +63,6 @@ _INTP = np.dtype(np.intp)
 def _refuse_order(op, order):
     if order is not None:
         raise error_at(FgraphError, op, "order= sorts structured arrays by field, which fgraph does not support")
-
-
-def take_along_axis_T(g, ind, shape: tuple, axis):
-    """The transpose of ``take_along_axis(arr, ind, axis)`` for ``arr`` of
-    ``shape``: ``g`` added into zeros at the positions read.  Along every
-    other axis the positions are an ``arange`` of ``arr``'s length there (a
-    length-1 axis, broadcast in the gather, is summed).  (The same as the
-    indexing family's, in autodiff/rules/indexing.py: one of them goes once
-    that one is in the ops layer.)"""
-    if axis is None:  # arr was flattened
-        size = int(np.prod(shape, dtype=np.int64))
-        return namespace().reshape(scatter_add(g, [ind], (size,), ("a",)), shape)
-    nd = len(shape)
-    idx = [ind if k == axis else np.arange(d, dtype=np.intp).reshape((1,) * k + (d,) + (1,) * (nd - k - 1))
-           for k, d in enumerate(shape)]
-    return scatter_add(g, idx, shape, ("a",) * nd)
 
 
 # ---------------------------------------------------------------- sort, argsort
