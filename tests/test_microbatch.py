@@ -269,3 +269,24 @@ def test_input_graph_is_not_changed():
     assert exe.graph is g and x.shape == (6, 4)
     with pytest.raises(fgraph.ShapeError, match="placeholder 'x'"):
         exe(x=np.zeros((4, 4), "float32"))  # feeds are checked against the full batch
+
+
+@pytest.mark.parametrize("fn", [fnp.linalg.det, fnp.linalg.inv, lambda a: fnp.linalg.eigh(a)[0],
+                                lambda a: fnp.linalg.svd(a, compute_uv=False), lambda a: fnp.linalg.slogdet(a)[1]])
+def test_stacked_matrices_keep_their_rows(fn):
+    """det, inv, eigh, svd... over a stack of matrices: each row of the batch is one matrix."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(7, 3, 3))
+    a = a @ np.swapaxes(a, 1, 2) + 3 * np.eye(3)  # symmetric positive definite: every op is defined
+    p = fnp.placeholder(a.shape, "float64", name="a")
+    g = fgraph.Graph(fn(p) * 2.0)
+    np.testing.assert_allclose(fgraph.compile(g, micro_batch=2)(a=a), fgraph.compile(g)(a=a), rtol=1e-12)
+
+
+def test_a_single_matrix_and_a_refused_op_say_why():
+    p = fnp.placeholder((4, 4), "float64", name="a")
+    with pytest.raises(fgraph.FgraphError, match="det.*the batch axis 0 is one of its axes"):
+        fgraph.compile(fgraph.Graph(fnp.linalg.det(p)), micro_batch=2)
+    q = fnp.placeholder((4, 3), "float64", name="q")
+    with pytest.raises(fgraph.FgraphError, match="outer.*may contract or move the batch axis"):
+        fgraph.compile(fgraph.Graph(fnp.outer(q, np.ones(2))), micro_batch=2)

@@ -43,6 +43,7 @@ from ..errors import FgraphError
 from ..graph import Graph
 from ..symbol import Const, Node, error_at, make_node, topological
 from ..tree import LEAF
+from ..registry import Refused
 from ..ops.batching import Ctx, Mixes, _desc, _set, rule_for
 from .arena import MemoryReport
 from .executable import Runner
@@ -121,6 +122,8 @@ def rebuild(graph: Graph, names: tuple, B: int, k: int) -> BatchSplit:
         rule = rule_for(n.op)
         if rule is None:
             raise _fail(n, f"op {n.op!r} is not known to keep the rows of its batched input(s) apart", names)
+        if isinstance(rule, Refused):
+            raise _fail(n, rule.reason, names)
         c = Ctx(B, k, flags)
         try:
             params = rule(n, c)

@@ -10,7 +10,7 @@ declares its rule as ``OpDef(batch_rule=...)`` in its family file (or
 """
 from __future__ import annotations
 
-from ..registry import attr_table, set_attr
+from ..registry import Refused, attr_table, set_attr
 from ..symbol import Node
 
 
@@ -89,6 +89,23 @@ def _along_axis(node: Node, c: Ctx) -> tuple:
         raise Mixes("it works along the batch axis 0" if axis == 0 else "axis=None flattens the batch")
     c.aligned(node, range(len(node.inputs)), node.inputs[0].ndim)
     return node.params
+
+
+def stacked_matrices(node: Node, c: Ctx) -> tuple:
+    """det, inv, eigh, svd, ...: linear algebra over the trailing two axes of a
+    stack of matrices; with three or more dims, axis 0 is a stack axis, and
+    each matrix (each row of the batch) is computed on its own."""
+    c.only(node, 0)
+    if node.inputs[0].ndim < 3:
+        raise Mixes(f"it works on the whole matrix {_desc(node.inputs[0])}: the batch axis 0 is one of its axes")
+    return node.params
+
+
+def refuse_batching(ops, reason: str) -> None:
+    """``batch_rule = Refused(reason)`` for each of ``ops`` (a family's ops
+    whose rows do not stay apart, or are not audited to)."""
+    for op in ops:
+        set_attr(op, "batch_rule", Refused(reason))
 
 
 _ELEMENTWISE = attr_table("elementwise")

@@ -26,7 +26,7 @@ from ..opdef import no_gradient
 from ..shape import broadcast_shapes, broadcasts_to, defop, normalize_axis, probe, result_type, size_of
 from ..symbol import error_at, make_node, refuse_out
 from . import indexing_kernels as kernels
-from .batching import Ctx, Mixes, _along_axis as along_axis, _set
+from .batching import Ctx, Mixes, _along_axis as along_axis, _set, refuse_batching
 from .building import namespace, remembered
 from .indexing_kernels import slice_key  # noqa: F401  (the Python key of a slice op's key: engines use it)
 from .movement import embed
@@ -973,3 +973,6 @@ defop("ravel_multi_index", _ravel_multi_rule, "numpy.ravel_multi_index(multi_ind
 defop("scatter_add", _scatter_add_rule, "zeros(shape) with values added at [key] (numpy.add.at); inputs: values, "
                                         "*index arrays; params: shape, key, front (as advanced_index's).",
       may_raise=True, kernel=kernels.scatter_add, out_kernel=kernels.scatter_add_out, grad=_scatter_add_grad)
+
+refuse_batching(("choose", "ravel_multi_index", "scatter_add", "searchsorted", "select", "unravel_index"),
+                "not audited for micro-batching: its indices may read or write across the batch's rows")

@@ -51,8 +51,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
+from .batching import refuse_batching, stacked_matrices
 from ..opdef import no_gradient
-from ..registry import Refused
+from ..registry import Refused, set_attr
 from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of
 from ..symbol import error_at, make_node
@@ -958,7 +959,9 @@ def _lstsq_all(a, b, rcond):
     return x, residuals, rank, s
 
 
-defop("lstsq", _lstsq_rule, kernel_all=_lstsq_all, kernel=_one_output(_lstsq_all), may_raise=True)
+defop("lstsq", _lstsq_rule, kernel_all=_lstsq_all, kernel=_one_output(_lstsq_all), may_raise=True,
+      grad=Refused("its rank-deficient and residual cases have no gradient rule here; differentiate "
+                   "pinv(a) @ b instead"))
 
 
 class LstsqResult(NamedTuple):
@@ -977,4 +980,12 @@ def lstsq(a, b, rcond=None):
     params = (("rcond", _scalar_param(rcond, "lstsq", "rcond")),)
     return LstsqResult(*(Tensor(make_node("lstsq", (x, y), params + (("output", k),)), st) for k in range(4)))
 
+# ---------------------------------------------------------------- micro-batching
 
+for _op in ("det", "slogdet", "inv", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "matrix_power", "qr", "svd",
+            "cond"):
+    set_attr(_op, "batch_rule", stacked_matrices)
+refuse_batching(("solve", "lstsq", "norm", "vector_norm", "tensorinv", "tensorsolve", "pinv", "matrix_rank",
+                 "multi_dot"),
+                "not audited for micro-batching: operands broadcast against the stack in ways the batch rows may not "
+                "survive")

@@ -46,7 +46,7 @@ from ..shape import defop, size_of, ufunc_dtypes
 from ..symbol import make_node
 from . import elementwise, movement
 from . import nn_kernels as K
-from .batching import Ctx, Mixes
+from .batching import Ctx, Mixes, refuse_batching
 from .nn_kernels import (  # noqa: F401  (the window geometry, shared with the kernels; public here too)
     ceil_div, conv_out_size, conv_transpose_out_size, pool_out_size, valid_range, windows)
 
@@ -424,3 +424,8 @@ defop("erf", _erf_rule, "The error function, element-wise (float64-accurate rati
 def erf(x) -> Tensor:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``, element-wise."""
     return _tensor("erf", (x,), ())
+
+refuse_batching(("conv2d_backward_weight",), "the weight gradient sums over the batch: its rows mix")
+refuse_batching(("avg_pool2d_backward", "max_pool2d_backward", "max_pool2d_select"),
+                "a training-time op: not audited for micro-batching (only inference graphs are)")
+refuse_batching(("random_uniform",), "its draws depend on the whole shape: chunks would draw other numbers")

@@ -34,7 +34,7 @@ from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of, ufunc_dtypes
 from ..symbol import error_at, make_node, refuse_out
 from . import creation, movement, reduction
-from .batching import Ctx, Mixes, _desc
+from .batching import Ctx, Mixes, _desc, refuse_batching
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "trace", "diagonal",
            "matrix_transpose", "vecdot", "matvec", "vecmat", "kron", "cross"]
@@ -1107,3 +1107,8 @@ def _gufunc_objects() -> None:
 
 
 _gufunc_objects()
+
+refuse_batching(("cross", "diagonal", "einsum", "inner", "kron", "outer", "tensordot", "trace", "vdot", "vecdot",
+                 "matvec", "vecmat"),
+                "not audited for micro-batching: a product may contract or move the batch axis 0 (matmul and dot "
+                "have rules)")

@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
+from .batching import refuse_batching
 from ..tensor import Tensor, lift, stack_of
 from ..shape import defop
 from ..symbol import error_at, make_node
@@ -676,3 +677,5 @@ def i0(x):
     below = fnp.exp(xa) * _chbevl(xa / 2.0 - 2, _impl._i0A)
     above = fnp.exp(xb) * _chbevl(32.0 / xb - 2.0, _impl._i0B) / fnp.sqrt(xb)
     return fnp.where(small, below, above)
+
+refuse_batching(("correlate",), "a correlation slides over the whole (1-d) signal: its rows mix")

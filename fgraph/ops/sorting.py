@@ -47,7 +47,7 @@ from ..opdef import no_gradient
 from ..tensor import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
 from ..symbol import error_at, make_node, refuse_out
-from .batching import _along_axis
+from .batching import _along_axis, refuse_batching
 from .building import namespace
 from .indexing import (SIZE_HINT, take_along_axis_T, _axis_param, _sized_nonzero, concrete_value, constant_node, static_size)
 from . import sorting_kernels as kernels
@@ -636,3 +636,6 @@ def unique_all(x, /, *, size=None, fill_value=None):
     """``numpy.unique_all`` (Array API): values, indices, inverse indices and counts; ``size`` as in :func:`unique`."""
     out = _unique("unique_all", x, (True, True, True, False), size, fill_value, np.unique_all)
     return out if size is None else _result_type("unique_all")(*out)
+
+refuse_batching(("lexsort", "sort_complex", "median", "nanmedian", "percentile", "nanpercentile", "quantile",
+                 "nanquantile"), "not audited for micro-batching: its axis handling may run along the batch axis 0")

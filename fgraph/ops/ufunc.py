@@ -65,7 +65,7 @@ from ..tensor import Tensor, assign, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
 from ..symbol import Const, Scalar, error_at, make_node
 from .. import stack as _stack
-from .batching import Mixes
+from .batching import Mixes, refuse_batching
 from .building import remembered
 from .reduction import static_param
 
@@ -958,3 +958,5 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict):
     if fn is None:
         raise error_at(FgraphError, ufunc.__name__, f"numpy.{ufunc.__name__}.{method} has no lazy fgraph version")
     return fn(*inputs, **kwargs)
+
+refuse_batching(("ufunc_at",), "its indices may write across the batch's rows")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError, also
+from .batching import refuse_batching
 from ..tensor import Tensor, constant_node, lift
 from ..opdef import no_gradient
 from ..shape import assignable_shape, broadcasts_to, defop
@@ -407,3 +408,5 @@ def may_share_memory(a, b, /, max_work=None):
     """``numpy.may_share_memory``: from the views' layouts (``fgraph.views``)."""
     pair = _layouts(a, b)
     return False if pair is None else bool(np.may_share_memory(*pair, max_work=max_work))
+
+refuse_batching(("setitem", "bitcast"), "not audited for micro-batching: a write's key may reach across the batch's rows")
