@@ -16,8 +16,9 @@ node's tangent is computed from its inputs' tangents, in topological order.
 from __future__ import annotations
 
 from .. import numpy as fnp
-from ..control import inline, scan, switch, while_loop
+from ..control import scan, switch, while_loop
 from ..errors import FgraphError
+from ..graph import inline
 from ..tensor import Tensor
 from ..symbol import Node, error_at, next_id, topological
 from ..registry import attr_table
