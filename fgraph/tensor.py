@@ -11,12 +11,14 @@ module imports nothing above its layer.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import stack as _stack
 from . import views as _views
+from .array_api import unsupported_dtype
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
 from .eager import host_engine, settle, small_value
@@ -76,6 +78,11 @@ def placeholder_node(shape, dtype, name: str | None = None) -> Node:
                 user_location(2))
 
 
+#: the placeholders the user made (``fgraph.numpy.placeholder``), alive: an executable ignores a feed naming
+#: one its graph does not use (as jit ignores an unused argument) and refuses a name none of them has
+PLACEHOLDERS: "weakref.WeakSet[Node]" = weakref.WeakSet()
+
+
 def variable_node(value, name: str | None = None) -> Node:
     uid = next_id()
     name = name if name is not None else f"variable_{uid}"
@@ -103,8 +110,6 @@ def lift(x: Any, stack: _stack.Stack | None = None) -> Node:
         return x.node
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype.kind in "OSUVMm":
-            from .array_api import unsupported_dtype
-
             raise DTypeError(unsupported_dtype(x.dtype))
         return constant_node(x)
     if isinstance(x, (bool, int, float, complex)):

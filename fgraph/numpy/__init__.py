@@ -7,7 +7,6 @@ from importlib import import_module as _import_module
 import functools as _functools
 import sys as _sys
 from types import FunctionType as _FunctionType
-from weakref import WeakSet as _WeakSet
 
 import numpy as _np
 
@@ -17,6 +16,7 @@ from ..engines import get_engine as _get_engine
 from ..ops import COMPOSITES as _COMPOSITES
 from ..ops import FAMILIES as _FAMILIES
 from ..ops.elementwise import ALIASES as _ALIASES
+from ..tensor import PLACEHOLDERS as _PLACEHOLDERS
 from ..tensor import Tensor
 from ..tensor import _shadow_of
 from ..tensor import placeholder_node as _placeholder_node
@@ -42,9 +42,6 @@ def placeholder(shape, dtype=None, name=None) -> Tensor:
     return t
 
 
-#: the placeholders alive: an executable ignores a feed naming one its graph does not use (as jit ignores
-#: an unused argument) and refuses a name none of them has
-_PLACEHOLDERS = _WeakSet()
 
 
 def variable(value, name=None, dtype=None) -> Tensor:
