@@ -12,7 +12,7 @@ from . import numpy  # noqa: F401  (the default stack; registers every op)
 from .engines import compile, get_engine, register_engine
 from .jit import jit
 from .make import make
-from .tensor import Tensor, describe
+from .tensor import Tensor
 from .registry import attr_table, get_attr, register_op, registered_ops, set_attr
 
 __version__ = "0.1.0"
@@ -54,6 +54,19 @@ _LAZY = {
     "report": ("fgraph.show.report", "report"),
     "show": ("fgraph.show", None),
 }
+
+
+def describe(t, max_lines: int | None = None, source: bool = False) -> str:
+    """A lazy array's one-line description without evaluating it (``print(t)``
+    shows its values); for an ``fgraph.Graph`` or a compiled executable, its
+    listing, one line a node (``fgraph.show.listing``: ``max_lines`` elides
+    the middle of a long one, ``source`` adds the user's line of each node)."""
+    if isinstance(t, Tensor):
+        return t.describe()
+    # (late for import cost: the listing loads fgraph.graph, which ``import fgraph.numpy`` leaves for first use)
+    from .show.listing import describe as listing
+
+    return listing(t, max_lines=max_lines, source=source)
 
 
 def __getattr__(name):

@@ -92,24 +92,12 @@ def _small(node: Node, stack: _stack.Stack) -> bool:
 def _compute_now(node: Node):
     global _compute
     if _compute is None:
-        from .engines.incremental import compute_now  # late: the engines sit above this layer
+        # late: the engines sit above this layer (the engine object itself comes through the stack)
+        from .engines.incremental import compute_now
 
         engine = host_engine()
         _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
     return _compute(node)
 
 
-_HOST_ENGINE = None
-
-
-def host_engine():
-    """The NumPy engine: what values computed when made, and constants'
-    data, are known on."""
-    global _HOST_ENGINE
-    if _HOST_ENGINE is None:
-        from .engines import get_engine  # late: the engines sit above this layer
-
-        _HOST_ENGINE = get_engine("numpy")
-    return _HOST_ENGINE
-
-
+host_engine = _stack.host_engine  # the NumPy engine: values computed when made, and constants' data, live there

@@ -3,16 +3,18 @@
 A graph holds output nodes (in the structure the user gave: one tensor, a
 list/tuple or a dict), its inputs (placeholders and variables, in creation
 order), its updates (Owl's iopairs: variable -> new value, applied after each
-evaluation) and a persistent map of attributes that passes learned.
+evaluation) and a read-only map of attributes (``with_attrs``: saved and
+loaded with the graph).
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 import numpy as np
-from pyrsistent import pmap
 
 from .errors import DTypeError, FgraphError, ShapeError
+from .ops.elementwise import astype
 from .tensor import Tensor, lift
 from .symbol import Node, error_at, pins_of, topological
 from .tree import flatten, unflatten
@@ -80,7 +82,7 @@ class Graph:
             if n.name in names and names[n.name] is not n:
                 raise error_at(FgraphError, "Graph", f"two different inputs are named {n.name!r}")
             names[n.name] = n
-        self._init(out_nodes, structure, ins, upd, pmap(attrs or {}))
+        self._init(out_nodes, structure, ins, upd, MappingProxyType(dict(attrs or {})))
 
     def _init(self, outputs, structure, inputs, updates, attrs):
         s = object.__setattr__
@@ -96,10 +98,11 @@ class Graph:
         s(self, "_keep", tuple([pins_of(n) for n in outputs] + [pins_of(v) for _, v in updates]))
 
     @classmethod
-    def from_parts(cls, outputs, structure, inputs, updates, attrs) -> "Graph":
+    def from_parts(cls, outputs, structure, inputs, updates, attrs=None) -> "Graph":
         """Build without validation (for passes that keep a graph's meaning)."""
         g = object.__new__(cls)
-        g._init(tuple(outputs), structure, tuple(inputs), tuple(updates), pmap(attrs))
+        g._init(tuple(outputs), structure, tuple(inputs), tuple(updates),
+                attrs if type(attrs) is MappingProxyType else MappingProxyType(dict(attrs or {})))
         return g
 
     def __setattr__(self, name, value):
@@ -143,7 +146,8 @@ class Graph:
         return None if self.structure is None else unflatten(self.structure, leaves)
 
     def with_attrs(self, **attrs) -> "Graph":
-        return Graph.from_parts(self.outputs, self.structure, self.inputs, self.updates, self.attrs.update(attrs))
+        return Graph.from_parts(self.outputs, self.structure, self.inputs, self.updates,
+                                {**self.attrs, **attrs})
 
     def replace(self, mapping: Mapping[int, Node]) -> "Graph":
         """The graph with nodes swapped by ``mapping`` (id(old) -> new), or self."""
@@ -155,7 +159,8 @@ class Graph:
 
     def __str__(self):
         """The listing, one line a node (``fgraph.describe(g)``)."""
-        from .show.listing import describe  # (on top of the layers: loaded when first printed)
+        # (the listing sits on top of the layers: imported when first printed, never by this layer's import)
+        from .show.listing import describe
 
         return describe(self)
 
@@ -184,11 +189,23 @@ def _updates(updates) -> tuple[tuple[Node, Node], ...]:
         if val.dtype != v.dtype:
             if not np.can_cast(val.dtype, v.dtype, "same_kind"):
                 raise error_at(DTypeError, "Graph", f"update of {v.name!r}: cannot cast {val.dtype} to {v.dtype}")
-            from .ops.elementwise import astype
-
             val = astype(Tensor(val), v.dtype).node
         out.append((v, val))
     return tuple(out)
+
+
+def inline(graph: Graph, args) -> list[Node]:
+    """The nodes of ``graph``'s outputs with its inputs replaced by ``args``
+    (nodes, in ``graph.inputs`` order): the body's nodes copied in place of
+    the loop (a trip count of 1, a gradient's re-run of the body).  Iterative."""
+    mapping = {id(p): a for p, a in zip(graph.inputs, args)}
+    for n in topological(graph.outputs):
+        if id(n) in mapping or not n.inputs:
+            continue
+        ins = tuple(mapping.get(id(i), i) for i in n.inputs)
+        if any(a is not b for a, b in zip(ins, n.inputs)):
+            mapping[id(n)] = n.with_inputs(ins)
+    return [mapping.get(id(o), o) for o in graph.outputs]
 
 
 def _leaves(roots: Iterable[Node]) -> tuple[Node, ...]:

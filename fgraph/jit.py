@@ -5,8 +5,10 @@ import functools
 
 import numpy as np
 
-from .tensor import Tensor
+from .engines import compile
+from .make import make
 from .symbol import exact_key
+from .tensor import Tensor
 from .tree import flatten, unflatten
 
 
@@ -60,8 +62,7 @@ def _static_key(x):
 
 
 def _trace(fn, leaves, arrays, structure, engine, optimise):
-    from . import make
-    from .engines import compile
+    # (late for import cost: ``import fgraph.numpy`` leaves the graph and the optimiser for first use)
     from .graph import Graph
     from .optimiser import optimise as run_optimiser
 
@@ -72,4 +73,5 @@ def _trace(fn, leaves, arrays, structure, engine, optimise):
     args, kwargs = unflatten(structure, traced)
     inputs = [t.node for t in traced if isinstance(t, Tensor)]  # before fn: a write moves an argument's handle
     g = Graph(fn(*args, **kwargs), inputs=inputs)
-    return compile(run_optimiser(g) if optimise else g, engine=engine)
+    passes = ns.__fgraph_stack__.passes  # the stack's optimiser pipeline (None: the default one)
+    return compile(run_optimiser(g, passes) if optimise else g, engine=engine)

@@ -1,25 +1,51 @@
-"""``fgraph.make(engine, dtype)``: a NumPy-named namespace bound to a stack."""
+"""``fgraph.make(engine, dtype)``: a NumPy-named namespace bound to a stack.
+
+A stack (``fgraph.stack.Stack``) is a value composed from the layers'
+objects: the engine object (``fgraph.engines``), a default dtype, an
+optimiser pipeline, and the engine's options.  ``make`` composes the usual
+one from an engine's name; a different composition is built the same way,
+by hand, and bound with :func:`bind`::
+
+    from fgraph.stack import Stack
+    from fgraph.make import bind
+    from fgraph.optimiser import cse, fold_constants
+
+    engine = MyEngine()                          # any object with evaluate(nodes, **options) and compile
+    st = Stack("mine", "float32", backend=engine, passes=(cse, fold_constants))
+    mnp = bind(st)                               # NumPy's names, building for st
+    (mnp.ones(3) * 2).sum()                      # evaluates through engine.evaluate
+
+(``Stack(name, ..., backend=f)`` also takes a function of no arguments that
+makes the engine on first use; ``passes`` is the pipeline ``fgraph.jit``
+optimises with, None for the optimiser's default.)
+"""
 from __future__ import annotations
 
 import functools
 import types
 
+from . import numpy as fnp
 from . import stack as _stack
+from .engines import get_engine
 
 
 def make(engine: str = "numpy", dtype=None, **options) -> types.ModuleType:
     """A namespace with NumPy's names whose arrays evaluate on ``engine`` and
     whose creation functions default to ``dtype`` (Owl's ``Make(Device)(Number)``).
 
-    ``make()`` with no arguments is ``fgraph.numpy`` itself.
+    ``make()`` with no arguments is ``fgraph.numpy`` itself.  ``options``
+    are the engine's evaluation options, and ``passes=``: the optimiser
+    pipeline (see this module's docstring to compose a stack by hand).
     """
-    from . import numpy as fnp
-    from .engines import get_engine
-
     if engine == "numpy" and dtype is None and not options:
         return fnp
-    get_engine(engine)  # fail early on an unknown engine
-    st = _stack.Stack(engine, dtype, **options)
+    backend = get_engine(engine)  # (fails early on an unknown engine)
+    return bind(_stack.Stack(engine, dtype, backend=backend, **options))
+
+
+def bind(st: _stack.Stack) -> types.ModuleType:
+    """A namespace with NumPy's names (``fgraph.numpy``'s) building for the stack ``st``."""
+    engine = st.engine
     mod = types.ModuleType(f"fgraph.numpy[{engine}, {st.float_dtype}]", fnp.__doc__)
     for name in fnp.__all__:
         obj = getattr(fnp, name)

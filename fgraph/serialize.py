@@ -45,6 +45,10 @@ import numpy as np
 
 from . import symbol
 from .errors import FgraphError
+from .graph import Graph
+from .shape import PY_SCALAR_DTYPES
+from .tensor import constant_node
+from .tree import LEAF, unflatten
 from .symbol import Const, Node, Scalar, make_node, topological
 from .registry import is_registered
 
@@ -157,7 +161,6 @@ class _Writer:
             return ["frozenset", sorted(items, key=lambda e: json.dumps(e, sort_keys=True))]
         if isinstance(v, np.dtype):
             return ["dtype", _dtype_code(v, "a param")]
-        from .graph import Graph
 
         if t is Graph:
             return ["graph", self.subgraph(v, depth)]
@@ -211,8 +214,6 @@ def save(graph, path, *, compress: bool = False, locations: bool = True) -> None
     locations : bool
         Keep each node's source location (file and line) for error messages.
     """
-    from .graph import Graph
-
     if not isinstance(graph, Graph):
         raise _fail("fgraph.save", f"expected an fgraph.Graph, got {type(graph).__name__}")
     w = _Writer(locations)
@@ -561,9 +562,6 @@ class _Reader:
         return g
 
     def graph(self, rec, at: str):
-        from .graph import Graph
-        from .tree import unflatten
-
         w = f"{self.where}: {at}"
         _check_fields(rec, _GRAPH_KEYS, sorted(_GRAPH_KEYS), w)
         for k in ("nodes", "inputs", "outputs", "updates", "attrs"):
@@ -691,9 +689,6 @@ class _Reader:
         return Node(op, params, inputs, shape, dtype, False, name, None)
 
     def leaf(self, op, params, inputs, shape, dtype, weak, name, loc, w) -> Node:
-        from .tensor import constant_node
-        from .shape import PY_SCALAR_DTYPES
-
         if inputs:
             raise _fail(w, "a leaf has no inputs")
         names = tuple(k for k, _ in params)
@@ -856,8 +851,6 @@ _DECODERS = {"tuple": _d_tuple, "frozenset": _d_frozenset, "float": _d_float, "c
 def _check_structure(s, n_leaves: int, w: str):
     """``s`` if it is a structure of ``tree.flatten`` with ``n_leaves``
     leaves (walked with a stack, not recursion)."""
-    from .tree import LEAF
-
     leaves = 0
     stack = [s]
     while stack:

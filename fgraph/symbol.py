@@ -9,6 +9,7 @@ Every traversal here is iterative: graphs may be a million nodes deep.
 """
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 import struct
@@ -558,13 +559,9 @@ class no_gc:
     """
 
     def __enter__(self):
-        import gc
-
         self._was = gc.isenabled()
         gc.disable()
 
     def __exit__(self, *exc):
-        import gc
-
         if self._was:
             gc.enable()

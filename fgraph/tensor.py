@@ -1,20 +1,24 @@
 """The Operator layer: the lazy array and how values become nodes.
 
-``Tensor`` wraps a node and the stack that made it.  Its operators, methods
-and NumPy protocols call the NumPy-named functions of ``fgraph.numpy``, so
-``t + 1``, ``np.sin(t)`` and ``np.concatenate([t, u])`` all build nodes.
-Conversions (``np.asarray``, ``float``, ``item``, ``tolist``, ``eval``)
-evaluate on the stack's engine.
+``Tensor`` wraps a node and the stack that made it.  Conversions
+(``np.asarray``, ``float``, ``item``, ``tolist``, ``eval``, printing)
+evaluate on the stack's engine.  Its operators, indexing, NumPy-named
+methods and NumPy protocols call the op families and ``fgraph.numpy``,
+which sit above this layer: the namespace layer installs them
+(``fgraph.numpy.methods.install``), so ``t + 1``, ``t[i]``, ``t.sum()``,
+``np.sin(t)`` and ``np.concatenate([t, u])`` all build nodes, while this
+module imports nothing above its layer.
 """
 from __future__ import annotations
 
-import itertools
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import stack as _stack
 from . import views as _views
+from .array_api import unsupported_dtype
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
 from .eager import host_engine, settle, small_value
@@ -87,6 +91,11 @@ def placeholder_node(shape, dtype, name: str | None = None, uid: int | None = No
                 user_location(2))
 
 
+#: the placeholders the user made (``fgraph.numpy.placeholder``), alive: an executable ignores a feed naming
+#: one its graph does not use (as jit ignores an unused argument) and refuses a name none of them has
+PLACEHOLDERS: "weakref.WeakSet[Node]" = weakref.WeakSet()
+
+
 def variable_node(value, name: str | None = None) -> Node:
     uid = next_id()
     name = name if name is not None else f"variable_{uid}"
@@ -97,25 +106,10 @@ def variable_node(value, name: str | None = None) -> Node:
 
 # ---------------------------------------------------------------- lifting
 
-_NS = None
-_GETITEM = None
-
-
-def _getitem():
-    global _GETITEM
-    if _GETITEM is None:
-        from .ops.indexing import getitem  # late: ops sit above this layer
-
-        _GETITEM = getitem
-    return _GETITEM
+_NS = None  # the namespace (fgraph.numpy), given by fgraph.numpy.methods.install: it sits above this layer
 
 
 def _namespace():
-    global _NS
-    if _NS is None:
-        from . import numpy as fnp  # late: the namespace is built above this layer
-
-        _NS = fnp
     return _NS
 
 
@@ -129,8 +123,6 @@ def lift(x: Any, stack: _stack.Stack | None = None) -> Node:
         return x.node
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype.kind in "OSUVMm":
-            from .array_api import unsupported_dtype
-
             raise DTypeError(unsupported_dtype(x.dtype))
         return constant_node(x)
     if isinstance(x, (bool, int, float, complex)):
@@ -192,102 +184,6 @@ def apply(op: str, args: Sequence, params: tuple = (), name: str | None = None) 
 
 # ---------------------------------------------------------------- Tensor
 
-_ids = itertools.count()
-def _binary(name: str, reflected: bool = False):
-    # ``a + b`` is ``fgraph.numpy.add(a, b)``: a Ufunc whose __call__, for two
-    # arguments and no keywords, is ``_impl(a, b)``; the method calls _impl
-    # itself (fetched on first use: the namespace sits above this layer),
-    # saving the attribute look-up and the __call__ frame (0.35 us of a + 1).
-    # _impl names the user's line through user_location(3): here the frame
-    # it skips is this method instead of __call__, so it lands on the same line.
-    # (The type tests spare the common operands the isinstance: 0.05 us.)
-    impl = None
-
-    if reflected:
-        def method(self, other):
-            nonlocal impl
-            t = type(other)
-            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
-                return NotImplemented  # "*" * n: Python repeats the string, through __index__
-            if impl is None:
-                impl = getattr(_namespace(), name)._impl
-            return impl(other, self)
-    else:
-        def method(self, other):
-            nonlocal impl
-            t = type(other)
-            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
-                return NotImplemented
-            if impl is None:
-                impl = getattr(_namespace(), name)._impl
-            return impl(self, other)
-    method.__name__ = f"__{'r' if reflected else ''}{name}__"
-    return method
-
-
-def _inplace(name: str):
-    def method(self, other):
-        return _write_result(self, getattr(_namespace(), name)(self, other), name)
-    method.__name__ = f"__i{name}__"
-    return method
-
-
-def _write_result(self, result, name: str):
-    """``t op= u``: NumPy's ``op(t, u, out=t)``.  The result is written into
-    t (its handle moves, and so do its base's and every view's), keeping t's
-    dtype and shape, and refusing what NumPy refuses."""
-    if result.shape != self.shape:
-        raise error_at(ShapeError, name, f"non-broadcastable output operand with shape {self.shape} doesn't match "
-                                         f"the broadcast shape {result.shape}")
-    if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, "same_kind"):
-        raise error_at(DTypeError, name, f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
-                                         f"{self.dtype!r} with casting rule 'same_kind'")
-    assign(self, result, casting="unsafe", op=name)
-    return self
-
-
-#: ``ndarray ** e`` in NumPy 2 runs another ufunc for these exact Python
-#: scalars (``fast_scalar_power`` in NumPy's ``number.c``), on the dtype
-#: kinds given (measured: ``int ** 2`` and ``bool ** 2`` square too, so
-#: ``bool ** 2`` is int8).  ``x ** 2`` is then ~4x faster than ``power``,
-#: and complex ``x ** 0.5`` (``sqrt``) differs from ``power(x, 0.5)`` in
-#: the last bit.  Keyed by (type, value): ``2.0``, ``True`` and NumPy
-#: scalars take ``power``, as in NumPy.
-_POWER_SHORTCUTS = {(int, 2): ("square", "biufc"), (int, -1): ("reciprocal", "fc"), (float, 0.5): ("sqrt", "fc")}
-
-
-def _power_shortcut(base, exponent) -> str | None:
-    """The ufunc NumPy's ``base ** exponent`` runs instead of ``power``, if any."""
-    try:
-        ufunc, kinds = _POWER_SHORTCUTS.get((type(exponent), exponent), (None, ""))
-    except TypeError:  # an unhashable exponent (a list): no shortcut
-        return None
-    return ufunc if base.dtype.kind in kinds else None
-
-
-def _power(self, other):
-    """NumPy's ``self ** other``: the ufunc it runs, and its result."""
-    shortcut = _power_shortcut(self, other)
-    if shortcut:
-        return shortcut, getattr(_namespace(), shortcut)(self)
-    return "power", _namespace().power(self, other)
-
-
-def _pow(self, other):
-    return _power(self, other)[1]
-
-
-def _ipow(self, other):
-    name, result = _power(self, other)
-    return _write_result(self, result, name)
-
-
-def _method(name: str):
-    def method(self, *args, **kwargs):
-        return getattr(_namespace(), name)(self, *args, **kwargs)
-    method.__name__ = name
-    return method
-
 
 class Tensor:
     """A lazy array: a handle to a node of a graph, and the stack that made it.
@@ -335,22 +231,6 @@ class Tensor:
     def shape(self) -> tuple:
         return self.node.shape
 
-    @shape.setter
-    def shape(self, value):
-        """``t.shape = s``: NumPy's in-place reshape, refused where NumPy
-        would need a copy."""
-        new = _namespace().reshape(Tensor(self.node, self.stack), value).shape
-        layout = _shadow_of(self)
-        try:
-            shadow = layout.reshape(new, copy=False)
-        except (ValueError, AttributeError):
-            raise error_at(also(AttributeError), "shape", "Incompatible shape for in-place modification. Use "
-                                                          "`.reshape()` to make a copy with the desired shape.") \
-                from None
-        tpl = make_node("reshape", [self.node], (("shape", new),))
-        self._steps = self._steps + (tpl,)
-        self._node, self._version, self._shadow = tpl, self._storage.version, shadow
-        settle(self, tpl)
 
     @property
     def base(self):
@@ -368,37 +248,6 @@ class Tensor:
         makes it (and later views of it) read-only."""
         return Flags(self)
 
-    @property
-    def T(self):
-        return _namespace().transpose(self)
-
-    @property
-    def mT(self):
-        return _namespace().matrix_transpose(self)
-
-    @property
-    def real(self):
-        return _namespace().real(self)
-
-    @real.setter
-    def real(self, value):
-        self.real[...] = value
-
-    @property
-    def imag(self):
-        return _namespace().imag(self)
-
-    @imag.setter
-    def imag(self, value):
-        self.imag[...] = value
-
-    @property
-    def flat(self):
-        return FlatIter(self)
-
-    @flat.setter
-    def flat(self, value):
-        FlatIter(self)[...] = value
 
     def describe(self) -> str:
         """A one-line lazy description (op, name, dtype, shape); evaluates nothing."""
@@ -502,9 +351,6 @@ class Tensor:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __contains__(self, value):
-        return bool(_namespace().any(self == value))
-
     def __format__(self, spec):
         """``f"{loss:.4f}"``: a 0-d array formats its value (evaluating it, as
         ``float()`` does), like a NumPy 0-d array; an empty spec is ``str()``."""
@@ -515,57 +361,6 @@ class Tensor:
                                                       f"shape {self.shape} (as numpy.ndarray.__format__: only a 0-d "
                                                       "array formats its value)")
         return format(self.eval(), spec)
-
-    # -- indexing
-    def __getitem__(self, key):
-        """NumPy's indexing; a basic key (integers, slices, None, ...) gives a
-        view of t's data, as NumPy's does."""
-        result = _getitem()(self, key)
-        # one pass over the key (no generators: 0.5 us of a[5]): any entry that is not basic makes a copy
-        integers_only = True
-        for e in (key if type(key) is tuple else (key,)):
-            t = type(e)
-            if t is int:
-                continue
-            if t is slice:
-                if not ((e.start is None or type(e.start) is int) and (e.stop is None or type(e.stop) is int)
-                        and (e.step is None or type(e.step) is int)) and not _basic_entry(e):
-                    return result
-                integers_only = False
-            elif e is None or e is Ellipsis:
-                integers_only = False
-            elif not isinstance(e, np.integer):
-                return result
-        if integers_only and (len(key) if type(key) is tuple else 1) == self.ndim:
-            return result  # integers only, one per axis: NumPy returns a scalar, a copy
-        return link_view(self, result, _shadow_of(self)[key])
-
-    def __setitem__(self, key, value):
-        """``t[key] = value``: NumPy's setitem (unsafe cast, broadcasting, last
-        write wins), as a new node; t, its base and its views all see it."""
-        _check_writeable(self)
-        from .ops.writes import setitem_node  # late: the op family sits above this layer
-
-        write_node(self, setitem_node(self.node, key, value, self.stack))
-
-    # -- protocols
-    def __array_namespace__(self, api_version=None):
-        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
-            raise ValueError(f"unsupported Array API version {api_version!r}")
-        return self.stack.namespace or _namespace()
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .ops.ufunc import array_ufunc  # late: the op families sit above this layer
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        impl = _numpy_implementations().get(func)
-        if impl is None:
-            raise error_at(FgraphError, getattr(func, "__name__", str(func)),
-                           f"numpy.{getattr(func, '__name__', func)} has no lazy fgraph version; "
-                           "evaluate first with numpy.asarray(t)")
-        return impl(*args, **kwargs)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         arr = self.eval()
@@ -594,22 +389,6 @@ class Tensor:
     def __deepcopy__(self, memo):
         return Tensor(self.node, self.stack)
 
-    # -- methods NumPy arrays have
-    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        result = _namespace().astype(self, dtype, casting=casting)
-        return Tensor(result.node, self.stack) if copy and result is self else result
-
-    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
-        """``a.sort()``: sorts in place (a new node; aliases and views see it)."""
-        _check_writeable(self, "sort")
-        assign(self, _namespace().sort(self, axis=axis, kind=kind, order=order, stable=stable), casting="no",
-               op="sort")
-
-    def partition(self, kth, axis=-1, kind="introselect", order=None):
-        _check_writeable(self, "partition")
-        assign(self, _namespace().partition(self, kth, axis=axis, kind=kind, order=order), casting="no",
-               op="partition")
-
     def fill(self, value):
         """``a.fill(value)``: every element set to value (cast as setitem casts)."""
         self[...] = value
@@ -618,105 +397,10 @@ class Tensor:
         raise AttributeError("`itemset` was removed from the ndarray class in NumPy 2.0. Use `arr[index] = value` "
                              "instead.")
 
-    def put(self, indices, values, mode="raise"):
-        _namespace().put(self, indices, values, mode=mode)
-
-    def nonzero(self):
-        return _namespace().nonzero(self)
-
-    def compress(self, condition, axis=None, out=None):
-        return _namespace().compress(condition, self, axis=axis, out=out)
-
-    def reshape(self, *shape, order="C", copy=None):
-        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-            shape = shape[0]
-        return _namespace().reshape(self, shape, order=order)
-
-    def transpose(self, *axes):
-        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))):
-            axes = axes[0]
-        return _namespace().transpose(self, axes or None)
-
-    def flatten(self, order="C"):
-        """A copy, flattened (never a view)."""
-        return Tensor(_namespace().ravel(self, order=order).node, self.stack)
-
     def copy(self, order="K"):
         """A new handle to the same value: later writes to either do not touch the other."""
         return Tensor(self.node, self.stack)
 
-    def view(self, dtype=None, type=None):
-        """``a.view()``: a new view of the same data; ``a.view(dtype)`` of the
-        same itemsize reinterprets the bytes (a ``bitcast``)."""
-        from .ops.writes import view  # late: the op family sits above this layer
-
-        return view(self, dtype, type)
-
-    def conj(self):
-        return _namespace().conjugate(self)
-
-    def dot(self, other):
-        return _namespace().dot(self, other)
-
-    def __round__(self, ndigits=None):
-        if ndigits is None and self.ndim == 0:
-            return round(self.item())
-        return _namespace().round(self, ndigits or 0)
-
-    def __abs__(self):
-        return _namespace().absolute(self)
-
-    def __neg__(self):
-        return _namespace().negative(self)
-
-    def __pos__(self):
-        return _namespace().positive(self)
-
-    def __invert__(self):
-        return _namespace().invert(self)
-
-    def __matmul__(self, other):
-        return _namespace().matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _namespace().matmul(other, self)
-
-    def __divmod__(self, other):
-        return _namespace().divmod(self, other)
-
-    def __rdivmod__(self, other):
-        return _namespace().divmod(other, self)
-
-
-for _name, _ufunc in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
-                      ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
-                      ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
-                      ("lshift", "left_shift"), ("rshift", "right_shift"), ("matmul", "matmul")]:
-    setattr(Tensor, f"__{_name}__", _binary(_ufunc))
-    setattr(Tensor, f"__r{_name}__", _binary(_ufunc, reflected=True))
-    setattr(Tensor, f"__i{_name}__", _inplace(_ufunc))
-Tensor.__pow__, Tensor.__ipow__ = _pow, _ipow
-for _name, _ufunc in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
-                      ("gt", "greater"), ("ge", "greater_equal")]:
-    setattr(Tensor, f"__{_name}__", _binary(_ufunc))
-for _name in ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any", "cumsum",
-              "cumprod", "ravel", "squeeze", "swapaxes", "take", "clip", "round", "diagonal", "trace",
-              "argsort", "repeat", "conjugate", "ptp", "searchsorted"]:
-    setattr(Tensor, _name, _method(_name))
-del _name, _ufunc
-
-
-def describe(t, max_lines: int | None = None, source: bool = False) -> str:
-    """A lazy array's one-line description without evaluating it (``print(t)``
-    shows its values); for an ``fgraph.Graph`` or a compiled executable, its
-    listing, one line a node (``fgraph.show.listing``: ``max_lines`` elides
-    the middle of a long one, ``source`` adds the user's line of each node)."""
-    if isinstance(t, Tensor):
-        return t.describe()
-    # (the listing sits on top of the layers: imported when first asked for, never by this layer's import)
-    from .show.listing import describe as listing
-
-    return listing(t, max_lines=max_lines, source=source)
 
 
 #: ops whose 0-d results NumPy returns as 0-d arrays, not scalars (np.array(5),
@@ -891,69 +575,3 @@ class Flags:
                                                            "ALIGNED", "WRITEBACKIFCOPY"))
 
 
-class FlatIter:
-    """``a.flat``: NumPy's flat iterator, read and written by flat index."""
-
-    __slots__ = ("base",)
-
-    def __init__(self, t: Tensor):
-        self.base = t
-
-    def _flat(self) -> Tensor:
-        return Tensor(_namespace().ravel(self.base).node, self.base.stack)
-
-    def __getitem__(self, key):
-        return self._flat()[key]
-
-    def __setitem__(self, key, value):
-        t = self.base
-        _check_writeable(t)
-        from .ops.writes import setitem_node
-
-        flat = make_node("reshape", [t.node], (("shape", (t.size,)),))
-        if key is Ellipsis or (isinstance(key, slice) and key == slice(None)):
-            fnp = _namespace()
-            v = fnp.ravel(fnp.asarray(value))
-            if v.size not in (0, t.size):
-                v = fnp.resize(v, (t.size,))  # NumPy repeats the values to fill the array
-            value = v
-        new = setitem_node(flat, key, value, t.stack)
-        write_node(t, make_node("reshape", [new], (("shape", t.shape),)))
-
-    def __iter__(self):
-        return iter(self._flat())
-
-    def __len__(self):
-        return self.base.size
-
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(self._flat(), dtype=dtype)
-
-    def copy(self):
-        return self._flat()
-
-
-# NumPy function -> our function, for __array_function__ (built once, lazily)
-_IMPLS: dict | None = None
-
-
-def _numpy_implementations() -> dict:
-    global _IMPLS
-    if _IMPLS is None:
-        ns = _namespace()
-        table = {}
-        for name in ns.__all__:
-            for mod in (np, np.linalg):
-                f = vars(mod).get(name)  # (not getattr: NumPy's __getattr__ would import numpy.testing...)
-                if callable(f) and not isinstance(f, type):
-                    impl = getattr(ns, name)
-                    if impl is not f:  # (NumPy's own, passed through)
-                        table.setdefault(f, impl)
-        for sub in ("linalg", "fft"):
-            ours = getattr(ns, sub, None)
-            for name in getattr(ours, "__all__", ()):
-                f = getattr(getattr(np, sub), name, None)
-                if callable(f):
-                    table[f] = getattr(ours, name)
-        _IMPLS = table
-    return _IMPLS

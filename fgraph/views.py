@@ -28,6 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .errors import also
 from .shape import c_strides
+from .stack import host_engine
 from .symbol import Node, error_at, hold, make_node
 
 
@@ -68,14 +69,14 @@ def replay(node: Node, steps: tuple) -> Node:
 
 
 def _region(parent: Node, key: tuple, new: Node) -> Node:
-    from .ops.writes import region_update
+    from .ops.writes import region_update  # (a cycle: the ops import tensor, which imports this module)
 
     return region_update(parent, key, new)
 
 
 def _axis_key(tpl: Node, parent: Node) -> tuple:
     """The basic key of a ``slice_axis`` template, in the ``slice`` op's form."""
-    from .ops.indexing import _norm_slice
+    from .ops.indexing import _norm_slice  # (a cycle: the ops import tensor, which imports this module)
 
     axis = tpl.param("axis")
     s = _norm_slice(slice(tpl.param("start"), tpl.param("stop"), tpl.param("step")), parent.shape[axis])
@@ -85,12 +86,11 @@ def _axis_key(tpl: Node, parent: Node) -> tuple:
 def _scatter_back(tpl: Node, parent: Node, new: Node) -> Node:
     """Any other view: write ``new`` at the flat positions of ``parent`` that
     the view reads (found by running the view on the positions themselves)."""
-    from .engines import get_engine
-    from .tensor import constant_node
+    from .tensor import constant_node  # (a cycle: tensor imports this module)
 
     positions = constant_node(np.arange(parent.size, dtype=np.intp).reshape(parent.shape))
     read = make_node(tpl.op, (positions,) + tpl.inputs[1:], tpl.params)
-    where = get_engine("numpy").evaluate([read])[0].reshape(-1)
+    where = host_engine().evaluate([read])[0].reshape(-1)
     flat = make_node("reshape", [parent], (("shape", (parent.size,)),))
     value = make_node("reshape", [new], (("shape", (new.size,)),))
     stored = make_node("setitem", [flat, value, constant_node(where)], (("key", None), ("adv", ("a",)),

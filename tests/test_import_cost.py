@@ -18,7 +18,7 @@ import pytest
 FGRAPH_LAZY = ("fgraph.autodiff", "fgraph.autodiff.graph_rules", "fgraph.optimiser", "fgraph.nn", "fgraph.onnx",
                "fgraph.updates", "fgraph.graph", "fgraph.numpy.random", "fgraph.engines.numpy_engine",
                "fgraph.engines.numpy_kernels", "fgraph.engines.cupy_engine", "fgraph.engines.dask_engine",
-               "fgraph.devices", "pyrsistent", "onnx", "cupy", "dask",
+               "fgraph.devices", "onnx", "cupy", "dask",
                # the composite modules (functions built from other ops: they register nothing)
                "fgraph.ops.composite", "fgraph.ops.arrays", "fgraph.ops.statistics", "fgraph.ops.evaluated",
                "fgraph.ops.data_dependent")

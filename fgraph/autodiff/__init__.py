@@ -21,12 +21,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import numpy as fnp
 from ..errors import FgraphError
 from ..tensor import Tensor
 from ..symbol import error_at
 from ..tree import flatten, unflatten
 from ..registry import set_attr
 from .core import differentiable, gradients, sum_to
+from .forward import forward, has_control
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "defgrad", "sum_to"]
 
@@ -97,8 +99,6 @@ def vjp(fn: Callable, *primals):
         raise error_at(FgraphError, "vjp", "the function must return one lazy array")
 
     def pullback(cotangent):
-        from .. import numpy as fnp
-
         c = fnp.asarray(cotangent, dtype=out.dtype)
         if c.shape != out.shape:
             raise error_at(FgraphError, "vjp", f"cotangent of shape {c.shape} for an output of shape {out.shape}")
@@ -110,13 +110,9 @@ def vjp(fn: Callable, *primals):
 
 def jvp(fn: Callable, primals, tangents):
     """``(fn(*primals), J @ tangents)`` by transposing the (linear) pullback."""
-    from .. import numpy as fnp
-
     lazy = any(_is_tensor(a) for a in tuple(primals) + tuple(tangents))
     targs = _lift_args(tuple(primals), tuple(range(len(primals))))
     out = fn(*targs)
-    from .forward import forward, has_control
-
     if has_control([out.node]):  # a while_loop has no reverse mode to transpose: push tangents forwards
         seeds = {id(p.node): fnp.asarray(t, dtype=p.dtype) for p, t in zip(targs, tangents)}
         tangent = forward([out.node], seeds, out.stack)[0]
@@ -134,8 +130,6 @@ def jvp(fn: Callable, primals, tangents):
 
 
 def _lift_args(args, nums):
-    from .. import numpy as fnp
-
     out = list(args)
     for k in nums:
         a = out[k]
@@ -150,10 +144,8 @@ def _lift_args(args, nums):
 
 def _evaluate(x) -> Any:
     leaves, structure = flatten(x, _is_tensor)
-    from ..engines import get_engine
-
     tensors = [t for t in leaves if isinstance(t, Tensor)]
-    values = iter(get_engine(tensors[0].stack.engine).evaluate([t.node for t in tensors])) if tensors else iter(())
+    values = iter(tensors[0].stack.evaluate([t.node for t in tensors])) if tensors else iter(())
     return unflatten(structure, [np.array(next(values)) if isinstance(t, Tensor) else t for t in leaves])
 
 

@@ -18,6 +18,14 @@ from ..errors import DTypeError, FgraphError
 from ..tensor import Tensor
 from ..symbol import Node, error_at, topological
 from ..registry import Refused, attr_table
+# the ops layer's functions themselves (what fgraph.numpy's names wrap), not the namespace above it: op
+# families' gradient rules may import this module
+from ..ops.creation import ones as _ones
+from ..ops.creation import zeros as _zeros
+from ..ops.elementwise import real as _real
+from ..ops.fused import expand_node
+from ..ops.movement import reshape as _reshape
+from ..ops.reduction import sum as _sum
 
 # ops the optimiser makes; gradients see the element-wise ops they stand for
 _FUSED = ("fused", "fma", "adagrad", "fused_reduce")
@@ -29,20 +37,16 @@ def differentiable(dtype) -> bool:
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:
     """Undo broadcasting: sum ``g`` down to ``shape``."""
-    from .. import numpy as fnp
-
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + k for k, d in enumerate(shape) if d == 1 and g.shape[lead + k] != 1)
-    out = fnp.sum(g, axis=axes) if axes else g
-    return fnp.reshape(out, shape) if out.shape != shape else out
+    out = _sum(g, axis=axes) if axes else g
+    return _reshape(out, shape) if out.shape != shape else out
 
 
 def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> list[Tensor]:
     """d(sum(y * seed)) / d(each of ``wrt``); ``seed`` defaults to ones (y scalar)."""
-    from .. import numpy as fnp
-
     st = y.stack
     for w in wrt:
         if not differentiable(w.dtype):
@@ -54,7 +58,7 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
                                                 "fgraph.vjp for a vector-Jacobian product")
         if not differentiable(y.dtype):
             raise error_at(DTypeError, "grad", f"the output is {y.dtype}: only float outputs have gradients")
-        seed = fnp.ones(y.shape, y.dtype)
+        seed = _ones(y.shape, y.dtype)
     root = _expanded(y.node)
     order = topological([root])
     wanted = {id(w.node) for w in wrt}
@@ -92,10 +96,10 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
                 continue
             gi = sum_to(gi, i.shape)
             if gi.dtype != i.dtype:
-                gi = fnp.real(gi) if gi.dtype.kind == "c" and i.dtype.kind != "c" else gi
+                gi = _real(gi) if gi.dtype.kind == "c" and i.dtype.kind != "c" else gi
                 gi = gi.astype(i.dtype)
             cot.setdefault(id(i), []).append(gi)
-    return [done.get(id(w.node)) if id(w.node) in done else fnp.zeros(w.shape, w.dtype) for w in wrt]
+    return [done.get(id(w.node)) if id(w.node) in done else _zeros(w.shape, w.dtype) for w in wrt]
 
 
 def _expanded(node: Node) -> Node:
@@ -104,8 +108,6 @@ def _expanded(node: Node) -> Node:
     order = topological([node])
     if not any(n.op in _FUSED for n in order):
         return node
-    from ..ops.fused import expand_node
-
     mapping: dict[int, Node] = {}
     for n in order:
         ins = tuple(mapping.get(id(i), i) for i in n.inputs)

@@ -15,19 +15,16 @@ node's tangent is computed from its inputs' tangents, in topological order.
 """
 from __future__ import annotations
 
+from .. import numpy as fnp
+from ..control import scan, switch, while_loop
 from ..errors import FgraphError
+from ..graph import inline
 from ..tensor import Tensor
 from ..symbol import Node, error_at, next_id, topological
 from ..registry import attr_table
 from .core import _expanded, differentiable, gradients, sum_to
 
 CONTROL = ("while_loop", "scan", "switch")
-
-
-def _fnp():
-    from .. import numpy as fnp
-
-    return fnp
 
 
 def has_control(nodes) -> bool:
@@ -62,7 +59,6 @@ def _transposed(n: Node, ts: list, st, memo) -> Tensor | None:
     below it (differentiating through that history made the whole pass
     quadratic: a fori_loop and 40 element-wise ops took 0.16 s, 80 never
     finished)."""
-    fnp = _fnp()
     rule = attr_table("grad").get(n.op)
     if rule is None:
         raise error_at(FgraphError, "jvp", f"op {n.op!r} has no gradient rule (node made at "
@@ -107,7 +103,7 @@ def _put_back(root: Node, back: dict) -> Node:
 
 
 def _zeros_like(x):
-    return _fnp().zeros(x.shape, x.dtype)
+    return fnp.zeros(x.shape, x.dtype)
 
 
 def _memo(memo, n: Node, build):
@@ -124,8 +120,6 @@ def _seeded(nodes, tangents, fl) -> dict:
 
 
 def _while_jvp(n: Node, ts: list, st, memo):
-    from ..control import inline, while_loop
-
     cond, body, nc, ncond = n.param("cond"), n.param("body"), n.param("n_carry"), n.param("n_cond")
 
     def build():
@@ -156,8 +150,6 @@ def _while_jvp(n: Node, ts: list, st, memo):
 
 
 def _scan_jvp(n: Node, ts: list, st, memo):
-    from ..control import inline, scan
-
     body, nc, nx = n.param("body"), n.param("n_carry"), n.param("n_xs")
 
     def build():
@@ -193,8 +185,6 @@ def _scan_jvp(n: Node, ts: list, st, memo):
 
 
 def _switch_jvp(n: Node, ts: list, st, memo):
-    from ..control import inline, switch
-
     branches, nops, splits = n.param("branches"), n.param("n_operands"), n.param("splits")
 
     def build():

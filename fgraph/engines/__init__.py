@@ -27,12 +27,14 @@ def get_engine(name: str):
 
 def compile(graph, engine: str = "numpy", **options):
     """Compile ``graph`` for ``engine``; returns an executable."""
-    from ..graph import Graph
+    from ..graph import Graph  # (late for import cost: ``import fgraph`` imports this package, not the graph layer)
 
     if not isinstance(graph, Graph):
         graph = Graph(graph)
     return get_engine(engine).compile(graph, **options)
 
+
+# The engines' modules are imported when an engine is first made (``import fgraph`` makes none).
 
 def _numpy_engine():
     from .numpy_engine import NumpyEngine

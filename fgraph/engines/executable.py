@@ -31,7 +31,9 @@ from ..errors import DTypeError, FgraphError, ShapeError, also, user_location
 from ..graph import Graph
 from ..symbol import error_at, no_gc
 from ..registry import kernel_attrs
+from ..tensor import PLACEHOLDERS
 from .arena import ArenaPlan
+from .numpy_kernels.control import body_reports
 from .program import Program, may_alias
 
 
@@ -158,9 +160,7 @@ class Runner:
             named[k] = v
         unknown = [k for k in named if k not in self._placeholders]
         if unknown:
-            from ..numpy import _PLACEHOLDERS  # (the namespace sits below the engines)
-
-            made = {n.name for n in list(_PLACEHOLDERS)}
+            made = {n.name for n in list(PLACEHOLDERS)}
             refused = [k for k in unknown if k not in made or k in self._variable_names]
             if refused:
                 raise error_at(FgraphError, "feed", _unknown_feeds(refused, self._feed_order, self._variable_names,
@@ -301,8 +301,6 @@ class Executable(Runner):
         compiled with plan_memory=False); ``bodies``: the same for each loop's body."""
         if self._plan is None:
             return None
-        from .numpy_kernels.control import body_reports
-
         bodies = body_reports(self._program.order, self._program_kernel_attr, self._device)
         return dataclasses.replace(self._plan.report, bodies=bodies) if bodies else self._plan.report
 

@@ -25,7 +25,10 @@ from collections import OrderedDict
 import numpy as np
 
 from ..errors import FgraphError, format_location
-from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value, next_id
+from ..graph import Graph
+from ..optimiser import USER_RULES, optimise
+from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value, make_node, next_id
+from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program
 
@@ -207,9 +210,6 @@ def _reusing(kernel, out_kernel, p: int, refs: int):
 
 def _temporary_refs() -> int:
     if not _TEMPORARY_REFS:  # a two-instruction run whose second kernel counts its input's references
-        from ..tensor import placeholder_node
-        from ..symbol import make_node
-
         x = placeholder_node((4,), "float64", name="probe")
         first = make_node("negative", [x])
         second = make_node("negative", [first])
@@ -236,8 +236,6 @@ def _detached(step: Step, lifted=()):
     large constant or a known value, alive) and for the literals numbered
     in ``lifted`` (weak 0-d placeholders: NEP 50 promotes them as the
     Python scalars they stand for)."""
-    from ..tensor import placeholder_node
-
     new: dict[int, Node] = {}
     inputs = []
     lifted = set(lifted)
@@ -264,9 +262,6 @@ def optimised(step: Step, engine) -> StepProgram:
     program serves every value of a scalar that changes each iteration
     (``m / (1 - b1 ** t)``); 0 and 1, which rules simplify, are built in
     (``literal_key`` keeps programs for them apart)."""
-    from ..graph import Graph
-    from ..optimiser import optimise
-
     lifted = [step.arrays + j for j, b in enumerate(_built_in(step.literals)) if not b]
     take = [*range(step.arrays), *lifted]
     inputs, order = _detached(step, lifted)
@@ -282,8 +277,6 @@ def _built_in(literals: tuple) -> list[bool]:
     """Which literals an optimised program builds in rather than taking as
     inputs: the values the algebraic rules look for (x * 1, x + 0,
     x - 0.0...), or every value when user rules may look for others."""
-    from ..optimiser import USER_RULES
-
     if USER_RULES:
         return [True] * len(literals)
     return [s.value == 0 or s.value == 1 for s in literals]
@@ -407,8 +400,6 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     is then raised, naming the user's line, when the value is asked for)."""
     kernels = _KERNELS.get(engine.kernel_attr)
     if kernels is None:
-        from ..registry import attr_table
-
         kernels = _KERNELS[engine.kernel_attr] = attr_table(engine.kernel_attr)
     kernel = kernels.get(node.op)
     if kernel is None:

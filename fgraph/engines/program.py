@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from ..devices import current
 from ..errors import FgraphError, error_like, format_location
 from ..symbol import Node, describe, topological
@@ -106,8 +108,6 @@ class Program:
 
 
     def _check(self, k: int, value) -> None:
-        import numpy as np
-
         node = self.order[k]
         got = (np.shape(value), getattr(value, "dtype", None) or np.asarray(value).dtype)
         if node.op == "literal":
@@ -207,8 +207,6 @@ def _fresh_into(out_kernel, shape, dtype):
 def _copy_into(kernel):
     """An out-kernel for an op that has none: compute, then copy into place."""
     def run(*args, out, **params):
-        import numpy as np
-
         np.copyto(out, kernel(*args, **params), casting="unsafe")
         return out
     return run

@@ -4,14 +4,23 @@ This is the default stack (NumPy engine, NumPy's default dtypes).  It is
 also a Python Array API standard namespace (2024.12).
 """
 from importlib import import_module as _import_module
-from weakref import WeakSet as _WeakSet
+import functools as _functools
+import sys as _sys
+from types import FunctionType as _FunctionType
 
 import numpy as _np
 
+from .. import stack as _stack
+from ..array_api import canonical_dtype as _canonical_dtype
+from ..engines import get_engine as _get_engine
 from ..ops import COMPOSITES as _COMPOSITES
 from ..ops import FAMILIES as _FAMILIES
+from ..ops.elementwise import ALIASES as _ALIASES
+from ..tensor import PLACEHOLDERS as _PLACEHOLDERS
 from ..tensor import Tensor
+from ..tensor import _shadow_of
 from ..tensor import placeholder_node as _placeholder_node
+from ..tensor import python_data_array as _python_data_array
 from ..tensor import variable_node as _variable_node
 
 __all__ = ["Tensor", "placeholder", "variable", "ndarray"]
@@ -24,12 +33,8 @@ def placeholder(shape, dtype=None, name=None) -> Tensor:
 
     ``dtype`` defaults to the stack's float dtype.
     """
-    from ..array_api import canonical_dtype
-    from ..tensor import _shadow_of
-    from ..stack import current
-
-    st = current()
-    dt = st.float_dtype if dtype is None else canonical_dtype(dtype, st)
+    st = _stack.current()
+    dt = st.float_dtype if dtype is None else _canonical_dtype(dtype, st)
     node = _placeholder_node(shape, dt, name)
     _PLACEHOLDERS.add(node)
     t = Tensor(node, st)
@@ -37,22 +42,14 @@ def placeholder(shape, dtype=None, name=None) -> Tensor:
     return t
 
 
-#: the placeholders alive: an executable ignores a feed naming one its graph does not use (as jit ignores
-#: an unused argument) and refuses a name none of them has
-_PLACEHOLDERS = _WeakSet()
 
 
 def variable(value, name=None, dtype=None) -> Tensor:
     """State with an initial value; graphs update it through ``updates``."""
-    from ..tensor import python_data_array
-    from ..stack import current
-
-    st = current()
+    st = _stack.current()
     if isinstance(value, Tensor):
         value = value.eval()
-    from ..tensor import _shadow_of
-
-    arr = value if isinstance(value, _np.ndarray) and dtype is None else python_data_array(value, dtype, st)
+    arr = value if isinstance(value, _np.ndarray) and dtype is None else _python_data_array(value, dtype, st)
     t = Tensor(_variable_node(arr, name), st)
     _shadow_of(t)  # its storage remembers the variable: writes move the handle, updates={t: ...} still name it
     return t
@@ -149,19 +146,16 @@ from . import lib  # noqa: E402  (numpy.lib: fgraph.numpy.lib.stride_tricks, lib
 # when first used (``__getattr__``): it imports numpy.random, which ``import numpy`` does not
 __all__.append("random")
 from . import handles as _handles  # noqa: E402
+from . import methods as _methods  # noqa: E402
 
 
 def _give_handles_numpy_identity(ns: dict, names) -> None:
     """Views where NumPy returns views, fresh arrays where it returns new
     ones, and ``out=`` written as NumPy writes it (``handles``)."""
-    from types import FunctionType
-
-    from ..ops.elementwise import ALIASES
-
-    same_kind = set(ALIASES) | {"clip", "round", "around", "matmul", "vecdot", "matvec", "vecmat", "fix"}
+    same_kind = set(_ALIASES) | {"clip", "round", "around", "matmul", "vecdot", "matvec", "vecmat", "fix"}
     for name in names:
         fn = ns.get(name)
-        if type(fn) is not FunctionType or not fn.__module__.startswith("fgraph") or hasattr(fn, "__wrapped__"):
+        if type(fn) is not _FunctionType or not fn.__module__.startswith("fgraph") or hasattr(fn, "__wrapped__"):
             continue
         if name in _handles.VIEW_FUNCTIONS:
             wrapped = _handles.viewing(fn, *_handles.VIEW_FUNCTIONS[name])
@@ -175,6 +169,14 @@ def _give_handles_numpy_identity(ns: dict, names) -> None:
 
 
 _give_handles_numpy_identity(globals(), list(__all__))
+
+# The default stack, composed here: this namespace, and the NumPy engine (made on first evaluation: the
+# engine and its kernels are imported then, not by ``import fgraph.numpy``).  The lazy array's NumPy
+# methods, operators and protocols call this namespace: installed now that it is built.
+_stack.DEFAULT.backend = _functools.partial(_get_engine, "numpy")
+_stack.DEFAULT.namespace = _sys.modules[__name__]
+__fgraph_stack__ = _stack.DEFAULT
+_methods.install(_sys.modules[__name__])
 
 
 #: NumPy's submodules for data fgraph does not hold (masked, string and record arrays) and its C

@@ -10,6 +10,10 @@ with ``optimise(..., fast_math=True)``: ``x*0 -> 0``, ``x-x -> 0``,
 """
 from __future__ import annotations
 
+from ..ops.creation import ones, zeros
+from ..ops.elementwise import UFUNCS
+from ..shape import broadcast_shapes
+from ..symbol import make_node
 from ..tensor import Tensor
 from .pattern import AnyOp, Lit, Op, Rule, Var
 
@@ -29,15 +33,11 @@ def _integer_same(m):
 
 
 def _zeros(m):
-    from .. import numpy as fnp
-
-    return fnp.zeros(m.node.shape, m.node.dtype)
+    return zeros(m.node.shape, m.node.dtype)
 
 
 def _ones(m):
-    from .. import numpy as fnp
-
-    return fnp.ones(m.node.shape, m.node.dtype)
+    return ones(m.node.shape, m.node.dtype)
 
 
 EXACT = [
@@ -66,8 +66,6 @@ FAST_MATH = [
 # ---------------------------------------------------------------- movement
 
 def _node(op, inputs, **params):
-    from ..symbol import make_node
-
     return make_node(op, inputs, tuple(params.items()))
 
 
@@ -113,8 +111,6 @@ def _compose_slices(m):
 
 
 def _binary_ufuncs():
-    from ..ops.elementwise import UFUNCS
-
     return sorted(n for n, u in UFUNCS.items() if u.nin == 2 and u.nout == 1)
 
 
@@ -128,8 +124,6 @@ def _drop_broadcast(position):
 
 def _consumer_broadcasts_anyway(position):
     def when(m):
-        from ..shape import broadcast_shapes
-
         other = m.node.inputs[1 - position]
         try:
             return broadcast_shapes(m["x"].shape, other.shape) == m.node.shape
@@ -141,8 +135,6 @@ def _consumer_broadcasts_anyway(position):
 def _sum_of_broadcast(m):
     x = m["x"]
     total = _node("sum", [x], axis=tuple(range(x.ndim)), dtype=None, keepdims=False)
-    from ..tensor import Tensor
-
     return Tensor(total) * (m.node.inputs[0].size // max(x.size, 1))
 
 

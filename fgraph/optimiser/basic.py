@@ -9,6 +9,7 @@ from ..graph import Graph
 from ..tensor import constant_node
 from ..symbol import Node
 from ..registry import attr_table
+from ..stack import host_engine
 from .framework import record, rewrite
 
 _LEAVES = ("constant", "literal", "placeholder", "variable")
@@ -63,10 +64,13 @@ def fold_constants(graph: Graph) -> Graph:
 
 
 def fold_step():
-    """A per-node step: fold the node if its inputs are all constants."""
-    from ..engines import numpy_kernels  # noqa: F401  (folding runs them; attached on import)
+    """A per-node step: fold the node if its inputs are all constants.
 
-    kernels = attr_table("numpy_kernel")
+    Folding runs the host engine's kernels (NumPy's reference kernels),
+    read from the registry; the host engine comes through the stack
+    (``fgraph.stack.host_engine``: made on first use, it has every op's
+    NumPy kernel registered), so the optimiser imports no engine."""
+    kernels = attr_table(host_engine().kernel_attr)
     stateful = attr_table("stateful")
 
     def fold(node: Node) -> Node:

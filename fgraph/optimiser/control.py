@@ -17,7 +17,9 @@ loop, computed once outside (fgraph/control.py).  Pure, like every pass.
 """
 from __future__ import annotations
 
-from ..graph import Graph
+from ..graph import Graph, inline
+from ..ops.creation import zeros
+from ..ops.movement import expand_dims
 from ..tensor import Tensor
 from ..symbol import Node, topological
 from .framework import record, rewrite
@@ -71,7 +73,7 @@ def _with_params(node: Node, changes: dict, inputs=None) -> Node:
 
 
 def _simplify_bodies(node: Node, cache: dict) -> Node:
-    from . import default_passes, optimise
+    from . import default_passes, optimise  # (a cycle: the optimiser's package imports this module)
 
     changes = {}
     for name in ("cond", "body", "branches"):
@@ -94,25 +96,20 @@ def _simplify_bodies(node: Node, cache: dict) -> Node:
 
 def _scan_inlined(node: Node) -> Node | None:
     """The result of a scan of trip count 0 or 1 without the loop."""
-    from .. import numpy as fnp
-    from ..control import inline
-
     body, n, k = node.param("body"), node.param("n_carry"), node.param("n_xs")
     out = node.param("output")
     if node.param("length") == 0:
         if out < n:
             return node.inputs[out]
-        return fnp.zeros(node.shape, node.dtype).node
+        return zeros(node.shape, node.dtype).node
     rows = [Tensor(x)[0].node for x in node.inputs[n:n + k]]
     res = inline(body, list(node.inputs[:n]) + rows + list(node.inputs[n + k:]))[out]
     if out >= n:
-        res = fnp.expand_dims(Tensor(res), 0).node
+        res = expand_dims(Tensor(res), 0).node
     return res if (res.shape, res.dtype) == (node.shape, node.dtype) else None
 
 
 def _switch_inlined(node: Node) -> Node:
-    from ..control import inline
-
     branches, nops, splits = node.param("branches"), node.param("n_operands"), node.param("splits")
     idx = node.inputs[0]
     value = int(idx.params[0][1].array if idx.op == "constant" else idx.params[0][1].value)
