@@ -611,12 +611,6 @@ def static_size(size, op: str) -> int:
     return size
 
 
-def _ns():
-    from .. import numpy as fnp  # late: the namespace is built from these modules
-
-    return fnp
-
-
 def _nonzero_why(op):
     return f"numpy.{op} returns one index per non-zero element"
 
@@ -639,7 +633,7 @@ def _nonzero(a, size, fill_value, op: str):
 def _fills(fill_value, ndim: int, op: str, dtype=_INTP):
     """One 0-d lazy fill per dimension from JAX's ``fill_value`` (a scalar
     or a tuple, one per dimension; default 0)."""
-    fnp = _ns()
+    fnp = namespace()
     if fill_value is None:
         fill_value = 0
     fills = tuple(fill_value) if isinstance(fill_value, (tuple, list)) else (fill_value,) * ndim
@@ -660,7 +654,7 @@ def _sized_nonzero(node, st, size: int, fill_value, op: str):
     non-zero elements (C order), padded with ``fill_value`` (default 0) when
     there are fewer.  Lazy: a stable argsort of ``a == 0`` puts the non-zero
     positions first, in order."""
-    fnp = _ns()
+    fnp = namespace()
     fills = _fills(fill_value, node.ndim, op)
     n = size_of(node.shape)
     if n == 0:
@@ -688,7 +682,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
     if size is None and fill_value is None:
         value = concrete_value(node, st, "flatnonzero", _nonzero_why("flatnonzero"), SIZE_HINT)
         return Tensor(constant_node(_frozen(np.flatnonzero(value))), st)
-    return _nonzero(_ns().ravel(Tensor(node, st)), size, fill_value, "flatnonzero")[0]
+    return _nonzero(namespace().ravel(Tensor(node, st)), size, fill_value, "flatnonzero")[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
@@ -701,7 +695,7 @@ def argwhere(a, *, size=None, fill_value=None):
             raise error_at(FgraphError, "argwhere", "fill_value is used only with size=")
         value = concrete_value(node, st, "argwhere", _nonzero_why("argwhere"), SIZE_HINT)
         return Tensor(constant_node(np.argwhere(value)), st)
-    fnp, size = _ns(), static_size(size, "argwhere")
+    fnp, size = namespace(), static_size(size, "argwhere")
     if node.ndim == 0:
         return fnp.zeros((size, 0), _INTP)
     return fnp.stack(_sized_nonzero(node, st, size, fill_value, "argwhere"), axis=1)
@@ -721,7 +715,7 @@ def _selected(condition, length: int, axis: int, size, op: str, check: bool):
         if check and idx.size and idx[-1] >= length:
             raise error_at(IndexingError, op, f"index {idx[-1]} is out of bounds for axis {axis} with size {length}")
         return Tensor(constant_node(idx), st), None
-    size, fnp = static_size(size, op), _ns()
+    size, fnp = static_size(size, op), namespace()
     c = Tensor(cond, st)
     if c.shape[0] > length:  # (NumPy raises for a true entry past the end; a traced one cannot be checked)
         c = c[:length]
@@ -731,7 +725,7 @@ def _selected(condition, length: int, axis: int, size, op: str, check: bool):
 
 def _padded(values, valid, fill_value, axis: int):
     """``values`` with the entries past ``valid`` along ``axis`` set to ``fill_value``."""
-    fnp = _ns()
+    fnp = namespace()
     if valid is None:
         return values
     shape = [1] * values.ndim
@@ -756,7 +750,7 @@ def _compress(condition, a, axis, size, fill_value, op: str):
         raise error_at(ShapeError, op, "condition must be a 1-d array")
     x = Tensor(lift(a, st), st)
     if axis is None:
-        x, axis = _ns().ravel(x), 0
+        x, axis = namespace().ravel(x), 0
     ax = _axis_param(axis, x.ndim)
     if not 0 <= ax < x.ndim:
         raise error_at(ShapeError, op, f"axis {axis} is out of bounds for array of dimension {x.ndim}")
@@ -765,14 +759,14 @@ def _compress(condition, a, axis, size, fill_value, op: str):
     idx, valid = _selected(condition, length, ax, size, op, size_of(x.shape[:ax]) > 0)
     if valid is not None and length == 0:
         shape = x.shape[:ax] + (idx.shape[0],) + x.shape[ax + 1:]
-        return _ns().full(shape, fill_value, dtype=x.dtype)
+        return namespace().full(shape, fill_value, dtype=x.dtype)
     return _padded(take(x, idx, axis=ax), valid, fill_value, ax)
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
     """``numpy.extract``: ``take(ravel(arr), flatnonzero(ravel(condition)))``;
     only ``condition`` is evaluated (``size`` as in :func:`compress`)."""
-    fnp = _ns()
+    fnp = namespace()
     return _compress(fnp.ravel(condition), fnp.ravel(arr), None, size, fill_value, "extract")
 
 

@@ -29,6 +29,7 @@ from ..tensor import Tensor, constant_node, lift
 from ..opdef import no_gradient
 from ..shape import assignable_shape, broadcasts_to, defop
 from ..symbol import Node, error_at, make_node
+from .building import namespace
 from .indexing import _advanced_rule, _slice_rule, getitem
 from .indexing_kernels import _scatter_key, _slice_key
 
@@ -266,7 +267,7 @@ def put(a, ind, v, mode="raise"):
     if ind_t.dtype.kind not in "iu":
         raise error_at(DTypeError, "put", f"indices must be integers, got {ind_t.dtype}")
     n = a.size
-    fnp = _fnp()
+    fnp = namespace()
     i = fnp.ravel(Tensor(ind_t, a.stack))
     if mode == "wrap":
         i = fnp.remainder(i, n) if n else i
@@ -292,7 +293,7 @@ def put_along_axis(arr, indices, values, axis):
     """``numpy.put_along_axis``."""
     if not isinstance(arr, Tensor):
         return _numpy_target("put_along_axis", arr, indices, values, axis)
-    fnp = _fnp()
+    fnp = namespace()
     if axis is None:
         put(arr, indices, values)
         return None
@@ -316,7 +317,7 @@ def place(arr, mask, vals):
     (repeated as needed)."""
     if not isinstance(arr, Tensor):
         return _numpy_target("place", arr, mask, vals)
-    fnp = _fnp()
+    fnp = namespace()
     m = fnp.ravel(fnp.asarray(mask).astype(bool))
     if m.size != arr.size:
         raise error_at(ShapeError, "place", f"mask and data must be the same size, got {m.size} and {arr.size}")
@@ -336,7 +337,7 @@ def putmask(a, mask, values):
     position ``i`` of the flattened mask."""
     if not isinstance(a, Tensor):
         return _numpy_target("putmask", a, mask, values)
-    fnp = _fnp()
+    fnp = namespace()
     m = fnp.asarray(mask).astype(bool)
     if m.shape != a.shape:
         raise error_at(ShapeError, "putmask", "mask and data must be the same size")
@@ -371,18 +372,12 @@ def fill_diagonal(a, val, wrap=False):
     idx = np.arange(a.size, dtype=np.intp)[:end:step]
     if idx.size == 0:
         return None
-    fnp = _fnp()
+    fnp = namespace()
     vals = fnp.ravel(fnp.asarray(val))
     if vals.size == 0:
         return None
     put(a, idx, vals)
     return None
-
-
-def _fnp():
-    from .. import numpy as fnp  # the namespace sits above the op families
-
-    return fnp
 
 
 # ---------------------------------------------------------------- which arrays share data
