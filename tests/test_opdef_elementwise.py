@@ -102,6 +102,20 @@ def test_a_new_elementwise_op_needs_only_its_opdef(softplus_op):
     assert set(attr_table("fusable")) >= {softplus_op}
 
 
+def test_a_new_elementwise_op_runs_on_every_engine_and_micro_batched(softplus_op, host):
+    """Its routes are implied by the flag: the CuPy engine (here on the NumPy
+    device) runs its NumPy kernel on device arrays, the Dask engine maps it
+    over blocks, and micro-batching keeps its rows apart."""
+    x = np.linspace(-3.0, 3.0, 24).reshape(6, 4)
+    t = fnp.placeholder(x.shape, "float64", name="x")
+    graph = fgraph.Graph(apply(softplus_op, (t * 2.0,)) - 1.0)
+    want = np.logaddexp(0.0, x * 2.0) - 1.0
+    np.testing.assert_allclose(host.compile(graph, to_host=True)(x=x), want)
+    np.testing.assert_allclose(fgraph.compile(graph, micro_batch=4)(x=x), want)
+    pytest.importorskip("dask", reason="the Dask engine needs dask")
+    np.testing.assert_allclose(np.asarray(fgraph.compile(graph, engine="dask")(x=x)), want)
+
+
 def test_reduceat_keeps_the_rows_of_a_micro_batch_apart():
     x = fnp.placeholder((6, 5), "float64", name="x")
     g = fgraph.Graph(fnp.subtract.reduceat(x * 2.0, [0, 2, 3], axis=1))

@@ -56,6 +56,8 @@ from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy ke
 from . import (  # noqa: F401
     checks, control, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, signal, sorting,
     ufunc, writes)
-from .support import COVERAGE, Support, check_graph, refusal, table
+from .support import COVERAGE, Support, check_graph, implied_routes, refusal, table
+
+implied_routes()  # the element-wise ops without a route of their own (compiling adds those registered later)
 
 __all__ = ["COVERAGE", "Support", "check_graph", "refusal", "table"]

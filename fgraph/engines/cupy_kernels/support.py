@@ -186,6 +186,20 @@ def refusal(node, module) -> str | None:
     return refuse(node) if refuse is not None else None
 
 
+def implied_routes() -> int:
+    """An element-wise op with a NumPy kernel and no CuPy route of its own
+    runs its NumPy kernel on CuPy arrays (NumPy's dispatch protocols hand
+    each ufunc call to CuPy), as the Dask engine maps it over blocks: so an
+    element-wise op declared in its family file alone runs here too.  Adds
+    the routes of ops registered since the last call; returns how many."""
+    elementwise, kernels, added = attr_table("elementwise"), attr_table(KERNEL), 0
+    for op in list(elementwise):
+        if elementwise[op] and op not in kernels and get_attr(op, NUMPY.kernel, None) is not None:
+            dispatch(op, "element-wise: its NumPy kernel on CuPy arrays (implied)")
+            added += 1
+    return added
+
+
 def check_graph(roots, module) -> None:
     """Raise FgraphError for the first node (fused groups: their inner ops too)
     that cannot run on the CuPy engine."""
@@ -193,6 +207,7 @@ def check_graph(roots, module) -> None:
     from ...symbol import topological
     from .fused import generated
 
+    implied_routes()
     for n in topological(roots):
         reason = refusal(n, module)
         if reason is None and n.op in ("fused", "fused_reduce") and not generated(n):
