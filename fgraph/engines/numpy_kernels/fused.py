@@ -63,6 +63,7 @@ class Compiled:
     def __init__(self, expr: tuple, n_inputs: int):
         self.expr = expr
         self.n_inputs = n_inputs
+        self.carved: dict = {}  # (id(workspace), shape) -> (workspace, buffers): see _whole
         last_use = {}
         for t, (_, args, _, _) in enumerate(expr):
             for a in args:
@@ -176,6 +177,7 @@ def _scratch(dtypes: list, n: int) -> list[np.ndarray]:
 
 
 _compiled: dict = {}
+_by_id: dict = {}  # id(expr) -> (expr, Compiled)
 _choice: dict = {}
 #: Trials (timed calls choosing a strategy) take their scratch from
 #: per-thread trial pools, emptied whenever an expression has chosen: else
@@ -209,16 +211,32 @@ if hasattr(os, "register_at_fork"):
 
 
 def compiled(expr: tuple, n_inputs: int) -> Compiled:
+    # by identity first: a program passes the same expr object every run, and
+    # hashing a long nested tuple each call costs more than a small kernel
+    hit = _by_id.get(id(expr))
+    if hit is not None and hit[0] is expr:
+        return hit[1]
     c = _compiled.get(expr)
     if c is None:
         c = _compiled[expr] = Compiled(expr, n_inputs)
+    if len(_by_id) > 4096:
+        _by_id.clear()
+    _by_id[id(expr)] = (expr, c)  # (the expr held: its id cannot be reused while the entry lives)
     return c
 
 
 # ---------------------------------------------------------------- strategies
 
 def _whole(c: Compiled, ins, out, ws=None):
+    if ws is not None:  # a planned workspace is the same array every run: its buffers are carved once
+        hit = c.carved.get((id(ws), out.shape))
+        if hit is not None and hit[0] is ws:
+            return c.chunk(ins, out, hit[1])
     bufs = [b.reshape(out.shape) for b in c.scratch(out.size, workspace=ws)]
+    if ws is not None and all(np.shares_memory(b, ws) for b in bufs):
+        if len(c.carved) > 64:
+            c.carved.clear()
+        c.carved[(id(ws), out.shape)] = (ws, bufs)  # (ws held: its id cannot be reused meanwhile)
     return c.chunk(ins, out, bufs)
 
 
