@@ -3,12 +3,10 @@
 A graph holds output nodes (in the structure the user gave: one tensor, a
 list/tuple or a dict), its inputs (placeholders and variables, in creation
 order), its updates (Owl's iopairs: variable -> new value, applied after each
-evaluation) and a read-only map of attributes (``with_attrs``: saved and
-loaded with the graph).
+evaluation).
 """
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -53,9 +51,9 @@ class Graph:
     ``updates``: ``{variable: new_value}`` applied after each evaluation.
     """
 
-    __slots__ = ("outputs", "structure", "inputs", "updates", "attrs", "_hash", "_keep")
+    __slots__ = ("outputs", "structure", "inputs", "updates", "_hash", "_keep")
 
-    def __init__(self, outputs=None, inputs=None, updates=None, attrs=None):
+    def __init__(self, outputs=None, inputs=None, updates=None):
         if outputs is None:
             leaves, structure = [], None
         else:
@@ -82,15 +80,14 @@ class Graph:
             if n.name in names and names[n.name] is not n:
                 raise error_at(FgraphError, "Graph", f"two different inputs are named {n.name!r}")
             names[n.name] = n
-        self._init(out_nodes, structure, ins, upd, MappingProxyType(dict(attrs or {})))
+        self._init(out_nodes, structure, ins, upd)
 
-    def _init(self, outputs, structure, inputs, updates, attrs):
+    def _init(self, outputs, structure, inputs, updates):
         s = object.__setattr__
         s(self, "outputs", outputs)
         s(self, "structure", structure)
         s(self, "inputs", inputs)
         s(self, "updates", updates)
-        s(self, "attrs", attrs)
         s(self, "_hash", hash((tuple(n.key for n in outputs), structure, tuple(n.key for n in inputs),
                                tuple((a.key, b.key) for a, b in updates))))
         # what the graph's nodes are computed from (known values, constants'
@@ -98,11 +95,10 @@ class Graph:
         s(self, "_keep", tuple([pins_of(n) for n in outputs] + [pins_of(v) for _, v in updates]))
 
     @classmethod
-    def from_parts(cls, outputs, structure, inputs, updates, attrs=None) -> "Graph":
+    def from_parts(cls, outputs, structure, inputs, updates) -> "Graph":
         """Build without validation (for passes that keep a graph's meaning)."""
         g = object.__new__(cls)
-        g._init(tuple(outputs), structure, tuple(inputs), tuple(updates),
-                attrs if type(attrs) is MappingProxyType else MappingProxyType(dict(attrs or {})))
+        g._init(tuple(outputs), structure, tuple(inputs), tuple(updates))
         return g
 
     def __setattr__(self, name, value):
@@ -145,17 +141,13 @@ class Graph:
     def unflatten(self, leaves: list) -> Any:
         return None if self.structure is None else unflatten(self.structure, leaves)
 
-    def with_attrs(self, **attrs) -> "Graph":
-        return Graph.from_parts(self.outputs, self.structure, self.inputs, self.updates,
-                                {**self.attrs, **attrs})
-
     def replace(self, mapping: Mapping[int, Node]) -> "Graph":
         """The graph with nodes swapped by ``mapping`` (id(old) -> new), or self."""
         outs = tuple(mapping.get(id(n), n) for n in self.outputs)
         upd = tuple((var, mapping.get(id(v), v)) for var, v in self.updates)
         if all(a is b for a, b in zip(outs, self.outputs)) and all(a[1] is b[1] for a, b in zip(upd, self.updates)):
             return self
-        return Graph.from_parts(outs, self.structure, self.inputs, upd, self.attrs)
+        return Graph.from_parts(outs, self.structure, self.inputs, upd)
 
     def __str__(self):
         """The listing, one line a node (``fgraph.describe(g)``)."""

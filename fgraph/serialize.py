@@ -8,9 +8,13 @@ A saved graph is one zip file with two members:
     (inputs before users), each ``{"op", "params", "inputs", "shape",
     "dtype", "weak", "name", "where"}`` with ``inputs`` the indices of
     earlier nodes; ``inputs``, ``outputs`` and ``updates`` (``[variable,
-    value]`` pairs) as node indices; the outputs' ``structure``; the
-    graph's ``attrs``.  ``subgraphs`` are the graphs params hold (a loop's
-    body), each written once and named by its index: ``["graph", k]``.
+    value]`` pairs) as node indices; the outputs' ``structure``.
+    ``subgraphs`` are the graphs params hold (a loop's body), each written
+    once and named by its index: ``["graph", k]``.  Files written before
+    graphs lost their attributes also hold a graph field ``attrs`` (``[key,
+    value]`` pairs of param values): it is still accepted and checked as
+    before (its values decoded, its keys hashable and distinct, a sub-graph
+    it names counts as used), then ignored.
 ``arrays.npz``
     the data of constants and variables (``numpy.savez``), member ``aN``
     named by the value ``["array", "aN"]`` in the JSON.
@@ -75,7 +79,8 @@ MAX_HEADER = 10000
 _MEMBERS = ("graph.json", "arrays.npz")
 _NODE_KEYS = frozenset(("op", "params", "inputs", "shape", "dtype", "weak", "name", "where"))
 _NODE_REQUIRED = ("op", "params", "inputs", "shape", "dtype")
-_GRAPH_KEYS = frozenset(("nodes", "inputs", "outputs", "structure", "updates", "attrs"))
+_GRAPH_REQUIRED = ("nodes", "inputs", "outputs", "structure", "updates")
+_GRAPH_KEYS = frozenset(_GRAPH_REQUIRED + ("attrs",))  # attrs: files of earlier fgraphs only (read, then ignored)
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX = re.compile(r"(?:[0-9a-f]{2})*")
 _ARRAY_NAME = re.compile(r"a[0-9]{1,12}")
@@ -114,7 +119,6 @@ class _Writer:
             "outputs": [index[id(n)] for n in g.outputs],
             "structure": self.value(g.structure, depth + 1),
             "updates": [[index[id(a)], index[id(b)]] for a, b in updates],
-            "attrs": [[self.value(k, depth + 1), self.value(v, depth + 1)] for k, v in g.attrs.items()],
         }
 
     def node(self, n: Node, index: dict, depth: int) -> dict:
@@ -563,9 +567,9 @@ class _Reader:
 
     def graph(self, rec, at: str):
         w = f"{self.where}: {at}"
-        _check_fields(rec, _GRAPH_KEYS, sorted(_GRAPH_KEYS), w)
+        _check_fields(rec, _GRAPH_KEYS, _GRAPH_REQUIRED, w)
         for k in ("nodes", "inputs", "outputs", "updates", "attrs"):
-            if type(rec[k]) is not list:
+            if type(rec.get(k, [])) is not list:
                 raise _fail(w, f"'{k}' must be an array, not {_jtype(rec[k])}")
         nodes: list[Node] = []
         for i, nrec in enumerate(rec["nodes"]):
@@ -598,25 +602,31 @@ class _Reader:
         outputs = None if structure is None else unflatten(_check_structure(structure, len(outs), w), outs)
         if structure is None and outs:
             raise _fail(w, "outputs without a structure")
-        attrs = {}
-        for pair in rec["attrs"]:
-            if not (type(pair) is list and len(pair) == 2):
-                raise _fail(w, "an attr must be a [key, value] pair")
-            key = self.value(pair[0], 1, f"{at}.attrs")
-            try:
-                if key in attrs:
-                    raise _fail(w, f"attr {key!r:.80} appears twice")
-            except TypeError:
-                raise _fail(w, f"attr key {key!r:.80} is unhashable") from None
-            attrs[key] = self.value(pair[1], 1, f"{at}.attrs")
+        self.old_attrs(rec.get("attrs", []), at, w)
         try:
-            g = Graph(outputs, inputs=ins, updates=updates, attrs=attrs)
+            g = Graph(outputs, inputs=ins, updates=updates)
         except FgraphError as e:
             raise _fail(w, str(e).split("\n")[0]) from None
         if not (g.structure == structure and len(g.inputs) == len(ins)):
             raise _fail(w, "the outputs' structure does not "
                             "round-trip")
         return g
+
+    def old_attrs(self, pairs: list, at: str, w: str) -> None:
+        """The ``attrs`` of a file written before graphs lost them: checked
+        as they always were, then dropped."""
+        keys = set()
+        for pair in pairs:
+            if not (type(pair) is list and len(pair) == 2):
+                raise _fail(w, "an attr must be a [key, value] pair")
+            key = self.value(pair[0], 1, f"{at}.attrs")
+            try:
+                if key in keys:
+                    raise _fail(w, f"attr {key!r:.80} appears twice")
+            except TypeError:
+                raise _fail(w, f"attr key {key!r:.80} is unhashable") from None
+            keys.add(key)
+            self.value(pair[1], 1, f"{at}.attrs")
 
     def node(self, rec, nodes: list, at: str) -> Node:
         w = f"{self.where}: {at}"

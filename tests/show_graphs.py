@@ -43,4 +43,4 @@ def defined(text: str) -> list[tuple[int, str]]:
 def snapshot(g):
     """What must not change when a graph is described, drawn or reported."""
     nodes = g.nodes()
-    return (g.key, [(n.key, n.op, n.params, n.shape, n.dtype, n.inputs) for n in nodes], dict(g.attrs))
+    return (g.key, [(n.key, n.op, n.params, n.shape, n.dtype, n.inputs) for n in nodes])

@@ -152,7 +152,7 @@ def rebuild(graph: Graph, names: tuple, B: int, k: int) -> BatchSplit:
     outs = tuple(new.get(id(n), n) for n in graph.outputs)
     inputs = tuple(new.get(id(n), n) for n in graph.inputs)
     # the outputs as a flat list: the runner fills the user's structure itself
-    g = Graph.from_parts(outs, ("list", len(outs), (LEAF,) * len(outs)), inputs, (), graph.attrs)
+    g = Graph.from_parts(outs, ("list", len(outs), (LEAF,) * len(outs)), inputs, ())
     return BatchSplit(g, tuple(batched[id(n)] for n in graph.outputs))
 
 

@@ -43,7 +43,7 @@ def _rebuilt(graph: Graph, flags, c: Ctx, what: str, carries: int = 0) -> tuple[
     ins = tuple(p.replace(shape=(c.k,) + p.shape[1:]) if f and p.shape[:1] == (c.B,) else p
                 for p, f in zip(g.inputs, flags))
     if any(a is not b for a, b in zip(ins, g.inputs)):
-        g = Graph.from_parts(g.outputs, g.structure, ins, (), g.attrs)
+        g = Graph.from_parts(g.outputs, g.structure, ins, ())
     return g, split.batched_outputs
 
 

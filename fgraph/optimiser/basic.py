@@ -26,7 +26,7 @@ def dead_updates(graph: Graph) -> Graph:
     if len(keep) == len(graph.updates):
         return graph
     record("dead_update", len(graph.updates) - len(keep))
-    return Graph.from_parts(graph.outputs, graph.structure, graph.inputs, keep, graph.attrs)
+    return Graph.from_parts(graph.outputs, graph.structure, graph.inputs, keep)
 
 
 def cse_step():
