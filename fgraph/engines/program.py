@@ -86,7 +86,7 @@ class Program:
 
     def run(self, values: list) -> list:
         """Run every instruction; ``values`` holds the leaves already."""
-        k = -1
+        k, check = -1, Program.CHECK
         try:
             for k, (kernel, ins, params, out, free, target) in enumerate(self.instructions):
                 if target is None:
@@ -94,7 +94,7 @@ class Program:
                 else:
                     kernel(*[values[i] for i in ins], out=target, **params)
                     values[out] = target
-                if Program.CHECK:
+                if check:
                     self._check(out, values[out])
                 for f in free:
                     values[f] = None

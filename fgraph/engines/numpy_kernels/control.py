@@ -14,6 +14,7 @@ from collections import OrderedDict
 from types import SimpleNamespace
 
 from ...devices import current
+from ...graph import Graph, inline
 from ...errors import format_location
 from ...registry import kernel_attrs, override
 from ..program import may_alias, picked
@@ -97,6 +98,25 @@ def _copied(arr, keep):
     return arr.copy() if may_alias(arr, keep) else arr
 
 
+_STEPPED: OrderedDict = OrderedDict()
+
+
+def stepped(cond, body, n_carry: int):
+    """A while_loop's body followed by its condition on the new carries, as
+    one graph (inputs: the body's, then the condition's constants; outputs:
+    the carries, then the test): a trip runs one compiled program, not two."""
+    key = (cond, body)
+    got = _STEPPED.get(key)
+    if got is None:
+        consts = list(cond.inputs[n_carry:])
+        test = inline(cond, list(body.outputs[:n_carry]) + consts)[0]
+        got = _STEPPED[key] = Graph(outputs=list(body.outputs[:n_carry]) + [test],
+                                    inputs=list(body.inputs) + consts)
+        if len(_STEPPED) > _MAX_PROGRAMS:
+            _STEPPED.popitem(last=False)
+    return got
+
+
 def body_program(graph, kernel_attr: str, device=None, carries: int = 0) -> Body:
     """The compiled body for ``graph`` on ``device`` (default: the current one;
     compiled on first use); ``carries``: how many of its first results are fed
@@ -123,6 +143,8 @@ def body_reports(order, kernel_attr: str, device) -> tuple:
                 continue
             seen.add(g)
             carries = n.param("n_carry") if n.op == "scan" or (n.op == "while_loop" and k == 1) else 0
+            if n.op == "while_loop" and k == 1:  # what runs: the body with the next test
+                g = stepped(n.param("cond"), g, carries)
             report = body_program(g, kernel_attr, device, carries).memory
             if report is not None:
                 out.append((f"{n.op} at {format_location(n.where)} body {k}", report))
@@ -144,11 +166,14 @@ def make_kernels(kernel_attr: str) -> dict:
         carry = list(inputs[:n_carry])
         cond_consts = list(inputs[n_carry:n_carry + n_cond])
         body_consts = list(inputs[n_carry + n_cond:])
-        test, step = body_program(cond, kernel_attr), body_program(body, kernel_attr, carries=n_carry)
+        test = body_program(cond, kernel_attr)
+        step = body_program(stepped(cond, body, n_carry), kernel_attr, carries=n_carry)
         t = 0
         with step.lock, test.lock:  # the carries' buffers (and the arenas) are this loop's until it ends
-            while bool(test(carry + cond_consts)[0]):
-                carry = step(carry + body_consts, t)
+            go = bool(test(carry + cond_consts)[0])
+            while go:  # one program a trip: the body and the next test
+                *carry, go = step(carry + body_consts + cond_consts, t)
+                go = bool(go)
                 t += 1
             carry = step.owned(carry)
         return _unaliased(carry, inputs)
