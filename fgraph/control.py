@@ -28,7 +28,7 @@ from .shape import int_fits, result_type
 from .symbol import Node, _infer, topological
 from .tree import flatten, unflatten
 
-__all__ = ["while_loop", "fori_loop", "scan", "cond", "switch", "inline"]
+__all__ = ["while_loop", "fori_loop", "scan", "cond", "switch"]
 
 # ---------------------------------------------------------------- pytrees
 
@@ -159,20 +159,6 @@ def _close(outs: list[Node], phs: list[Node], what: str):
     const_nodes = list(consts.values())
     graph = Graph(outputs=new_outs, inputs=phs + [mapping[id(c)] for c in const_nodes])
     return graph, const_nodes
-
-
-def inline(graph, args) -> list[Node]:
-    """The nodes of ``graph``'s outputs with its inputs replaced by ``args``
-    (nodes, in ``graph.inputs`` order): the body's nodes copied in place of
-    the loop (a trip count of 1, a gradient's re-run of the body).  Iterative."""
-    mapping = {id(p): a for p, a in zip(graph.inputs, args)}
-    for n in topological(graph.outputs):
-        if id(n) in mapping or not n.inputs:
-            continue
-        ins = tuple(mapping.get(id(i), i) for i in n.inputs)
-        if any(a is not b for a, b in zip(ins, n.inputs)):
-            mapping[id(n)] = n.with_inputs(ins)
-    return [mapping.get(id(o), o) for o in graph.outputs]
 
 
 def _error(cls, op: str, detail: str):

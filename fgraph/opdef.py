@@ -29,6 +29,16 @@ def no_gradient(out, ins, g, **params):
     return (None,) * len(ins)
 
 
+def picked(results, output: int | None):
+    """Output ``output`` of a multi-output kernel's ``results`` (None: the
+    single result); an output held as an exception is one its op refuses
+    (lstsq's residuals where NumPy's would change shape): raised."""
+    value = results if output is None else results[output]
+    if isinstance(value, BaseException):
+        raise value
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class OpDef:
     """Everything about one op (see the module docstring); ``register()`` enters it."""

@@ -25,6 +25,7 @@ result; a program that uses several results runs one backward loop each
 from __future__ import annotations
 
 from ..ops.signal import composite_correlate
+from ..graph import inline
 from ..registry import set_attr
 from ..tensor import Tensor
 from .core import differentiable, gradients
@@ -47,7 +48,7 @@ def _dot(outs, cots):
 
 
 def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output, checkpoint=None):
-    from ..control import inline, scan
+    from ..control import scan
 
     fnp = _fnp()
     st = out.stack
@@ -104,7 +105,7 @@ def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg)
     body is an inner scan of ``seg`` steps; differentiating that with the
     rule above saves the outer carries only, and the inner scan's own rule,
     run once a segment on the way back, recomputes and saves that segment's."""
-    from ..control import inline, scan
+    from ..control import scan
 
     fnp = _fnp()
     st = out.stack
@@ -137,7 +138,7 @@ def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg)
 
 
 def _switch_grad(out, inputs, g, branches, n_operands, splits, output):
-    from ..control import inline, switch
+    from ..control import switch
 
     rest = list(inputs[1:])
     fr = [i for i in range(len(rest)) if differentiable(rest[i].dtype)]

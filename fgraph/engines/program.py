@@ -13,6 +13,7 @@ import numpy as np
 from ..devices import current
 from ..errors import FgraphError, error_like, format_location
 from ..symbol import Node, describe, topological
+from ..opdef import picked  # noqa: F401  (the engines' multi-output kernels use it)
 from ..registry import Refused, attr_table, kernel_attrs
 
 
@@ -183,16 +184,6 @@ class _Held:
                 self.results = None
             return picked(results, output)
         return pick
-
-
-def picked(results, output: int | None):
-    """Output ``output`` of a multi-output kernel's ``results`` (None: the
-    single result); an output held as an exception is one its op refuses
-    (lstsq's residuals where NumPy's would change shape): raised."""
-    value = results if output is None else results[output]
-    if isinstance(value, BaseException):
-        raise value
-    return value
 
 
 def _fresh_into(out_kernel, shape, dtype):

@@ -138,10 +138,10 @@ for _name in _PASSED_THROUGH:
 
 del _family, _mod, _name, _names, _api
 
-from . import linalg  # noqa: E402  (numpy.linalg's names: fgraph.numpy.linalg)
-from . import fft  # noqa: E402  (numpy.fft's names: fgraph.numpy.fft)
-from . import emath  # noqa: E402  (numpy.emath's names: fgraph.numpy.emath)
-from . import lib  # noqa: E402  (numpy.lib: fgraph.numpy.lib.stride_tricks, lib.scimath)
+from . import linalg  # noqa: E402,F401  (numpy.linalg's names: fgraph.numpy.linalg)
+from . import fft  # noqa: E402,F401  (numpy.fft's names: fgraph.numpy.fft)
+from . import emath  # noqa: E402,F401  (numpy.emath's names: fgraph.numpy.emath)
+from . import lib  # noqa: E402,F401  (numpy.lib: fgraph.numpy.lib.stride_tricks, lib.scimath)
 # fgraph.numpy.random (numpy.random: NumPy's draws; shuffle/permutation/choice take lazy arrays) is imported
 # when first used (``__getattr__``): it imports numpy.random, which ``import numpy`` does not
 __all__.append("random")

@@ -52,7 +52,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from .batching import refuse_batching, stacked_matrices
-from ..opdef import no_gradient
+from ..opdef import picked, no_gradient
 from ..registry import Refused, set_attr
 from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of
@@ -73,20 +73,10 @@ LinAlgError = np.linalg.LinAlgError
 la = np.linalg  # the kernels read NumPy's functions through it when they run
 
 
-def _picked(results, output):
-    """Output ``output`` of a multi-output kernel's ``results`` (None: the
-    single result); an output held as an exception is one its op refuses
-    (lstsq's residuals where NumPy's would change shape): raised."""
-    value = results if output is None else results[output]
-    if isinstance(value, BaseException):
-        raise value
-    return value
-
-
 def _one_output(compute):
     """The kernel of one output (the node's ``output``) from ``compute``, which gives them all."""
     def kernel(*args, output=None, **params):
-        return _picked(compute(*args, **params), output)
+        return picked(compute(*args, **params), output)
     return kernel
 
 

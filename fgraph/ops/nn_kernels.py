@@ -49,28 +49,13 @@ import math
 
 import numpy as np
 
+from .scratch import ALIGN, aligned, carve
+
 # ---------------------------------------------------------------- workspace carving
 # (the convention of fgraph/engines/numpy_kernels/scratch.py, which this layer may not import:
 # buffers one after another in the planned uint8 block, each on an ALIGN-byte boundary)
 
 #: byte alignment of each buffer carved from a workspace
-ALIGN = 64
-
-
-def aligned(nbytes: int) -> int:
-    """``nbytes`` rounded up to a multiple of ``ALIGN``."""
-    return -(-nbytes // ALIGN) * ALIGN
-
-
-def carve(workspace, specs) -> list:
-    """Flat buffers of ``specs`` (``(values, dtype)`` pairs), one after
-    another in ``workspace``."""
-    bufs, at = [], 0
-    for n, d in specs:
-        size = n * np.dtype(d).itemsize
-        bufs.append(workspace[at:at + size].view(d))
-        at += aligned(size)
-    return bufs
 
 
 # ---------------------------------------------------------------- geometry

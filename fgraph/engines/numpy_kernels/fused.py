@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import native
-from .scratch import ALIGN, carve, carved_nbytes
+from ...ops.scratch import ALIGN, carve, carved_nbytes
 from ...errors import FgraphError
 from ...ops.fused import reduce_result
 from ...registry import NUMPY, attr_table, override
