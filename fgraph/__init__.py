@@ -3,7 +3,7 @@
     import fgraph
     import fgraph.numpy as fnp     # drop-in for `import numpy as np`
 
-See README.md and DESIGN.md.
+See README.md and CONTRIBUTING.md (the layers, where an op lives).
 """
 from importlib import import_module as _import_module
 

@@ -49,13 +49,7 @@ import math
 
 import numpy as np
 
-from .scratch import ALIGN, aligned, carve
-
-# ---------------------------------------------------------------- workspace carving
-# (the convention of fgraph/engines/numpy_kernels/scratch.py, which this layer may not import:
-# buffers one after another in the planned uint8 block, each on an ALIGN-byte boundary)
-
-#: byte alignment of each buffer carved from a workspace
+from .scratch import ALIGN, aligned, carve  # noqa: F401  (workspace carving, shared with the fused runtime)
 
 
 # ---------------------------------------------------------------- geometry

@@ -52,7 +52,7 @@ A ``dispatch``/``cupy`` entry may name what the array module must have
 (``needs``): compiling checks it against the installed CuPy, so a missing
 function fails at compile time, naming the op.
 """
-from .. import numpy_kernels  # noqa: F401  (dispatch entries reuse the NumPy kernels)
+from .. import numpy_kernels  # noqa: F401  (the NumPy engine's fused and loop runtime, which these build on)
 from . import (  # noqa: F401
     checks, control, creation, elementwise, fft, fused, indexing, linalg, movement, nn, reduction, signal, sorting,
     ufunc, writes)

@@ -18,7 +18,7 @@ from dask.array.core import normalize_chunks
 from ...errors import FgraphError, error_like, format_location
 from ...registry import attr_table, kernel_attrs
 from ...symbol import Const, Scalar
-from .. import numpy_kernels  # noqa: F401  (the NumPy kernels the blocks run)
+from .. import numpy_kernels  # noqa: F401  (the NumPy engine's runtime: the fused groups' kernels the blocks run)
 
 #: the NumPy engine's kernels, which the blocks run (read through the registry)
 NUMPY = kernel_attrs("numpy")
