@@ -568,3 +568,30 @@ def test_fori_loop_errors_name_fori_loop_and_init_val(upper):
         fgraph.fori_loop(0, hi, lambda i, v: v.astype("float32"), fnp.ones(3))
     with pytest.raises(fgraph.FgraphError, match=r"^fori_loop: body_fun's result is not an array"):
         fgraph.fori_loop(0, hi, lambda i, v: "x", fnp.ones(3))
+
+
+def test_a_bodys_straight_line_program_runs_and_fails_as_the_loop_does():
+    """Loop bodies run as straight-line code generated for their program
+    (Program.straight); it computes what Program.run computes and names the
+    failing node and the user's line the same way."""
+    from fgraph.engines.program import Program
+
+    x = fnp.placeholder((3, 3), "float64", name="x")
+    y = fnp.linalg.inv(x * 2.0) @ x + fnp.exp(x).sum(axis=0)  # the user's line
+    prog = Program([y.node], "numpy_kernel", "numpy")
+    leaves = {k: n for k, n in prog.leaves.items()}
+    a = np.arange(9.0).reshape(3, 3) + np.eye(3) * 5
+
+    def fill(value):
+        values = [None] * len(prog.order)
+        for k, n in leaves.items():
+            values[k] = value if n.op == "placeholder" else n.param("value").value \
+                if n.op == "literal" else n.param("value").array
+        return values
+
+    want = prog.run(fill(a))[prog.slot[id(y.node)]]
+    got = prog.straight()(fill(a))[prog.slot[id(y.node)]]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, np.linalg.inv(a * 2.0) @ a + np.exp(a).sum(axis=0))
+    with pytest.raises(fgraph.FgraphError, match=r"(?s)inv failed at run time: LinAlgError.*test_control\.py"):
+        prog.straight()(fill(np.zeros((3, 3))))

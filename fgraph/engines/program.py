@@ -6,6 +6,7 @@ memory is freed as eagerly as NumPy would), and the run loop.
 """
 from __future__ import annotations
 
+from keyword import iskeyword
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -24,7 +25,7 @@ class Program:
     variables), filled before the loop; ``roots`` are slots never freed.
     """
 
-    __slots__ = ("order", "slot", "instructions", "leaves", "root_slots")
+    __slots__ = ("order", "slot", "instructions", "leaves", "root_slots", "_straight")
 
     def __init__(self, roots: Sequence[Node], kernel_attr: str, engine: str,
                  known: Mapping[int, object] | None = None, order: Sequence[Node] | None = None,
@@ -81,6 +82,7 @@ class Program:
         self.instructions = instructions
         self.leaves = leaves
         self.root_slots = root_slots
+        self._straight = None
 
     #: compare every kernel's result with its node's shape and dtype (tests)
     CHECK = False
@@ -102,10 +104,47 @@ class Program:
         except FgraphError:
             raise
         except Exception as e:  # name the node and the user's line, not NumPy's internals
-            node = self.order[self.instructions[k][3]]
-            raise error_like(e, f"{node.op} failed at run time: {type(e).__name__}: {e} (inputs: "
-                                f"{describe(node.inputs)})\n  node made at {format_location(node.where)}") from e
+            raise self._failed(k, e) from e
         return values
+
+    def _failed(self, k: int, e: Exception) -> Exception:
+        node = self.order[self.instructions[k][3]]
+        return error_like(e, f"{node.op} failed at run time: {type(e).__name__}: {e} (inputs: "
+                             f"{describe(node.inputs)})\n  node made at {format_location(node.where)}")
+
+    def straight(self):
+        """``run`` as straight-line code generated for these instructions
+        (each kernel, its slots and its params bound by name): no loop, no
+        argument lists or keyword dicts built per call.  For a program run
+        many times as it is (a loop body, thousands of trips); one whose
+        instructions are changed later must keep using ``run``."""
+        if self._straight is not None and self._straight[0] == Program.CHECK:
+            return self._straight[1]
+        names = {"FgraphError": FgraphError, "failed": self._failed, "check": self._check}
+        lines = ["def run(values):", "    k = -1", "    try:"]
+        for j, (kernel, ins, params, out, free, target) in enumerate(self.instructions):
+            names[f"f{j}"] = kernel
+            args = [f"values[{i}]" for i in ins]
+            if all(key.isidentifier() and not iskeyword(key) for key in params):
+                for key, value in params.items():
+                    names[f"p{j}_{key}"] = value
+                    args.append(f"{key}=p{j}_{key}")
+            elif params:
+                names[f"p{j}"] = params
+                args.append(f"**p{j}")
+            if target is None:
+                lines.append(f"        k = {j}; values[{out}] = f{j}({', '.join(args)})")
+            else:
+                names[f"t{j}"] = target
+                lines.append(f"        k = {j}; f{j}({', '.join(args + [f'out=t{j}'])}); values[{out}] = t{j}")
+            if Program.CHECK:
+                lines.append(f"        check({out}, values[{out}])")
+            lines.extend(f"        values[{f}] = None" for f in free)
+        lines += ["        pass", "    except FgraphError:", "        raise",
+                  "    except Exception as e:", "        raise failed(k, e) from e", "    return values"]
+        exec(compile("\n".join(lines), f"<program of {len(self.instructions)} kernels>", "exec"), names)
+        self._straight = (Program.CHECK, names["run"])
+        return names["run"]
 
 
     def _check(self, k: int, value) -> None:

@@ -84,7 +84,7 @@ class Body:
         values = list(exe._template)
         for slot, k in self.fill:
             values[slot] = args[k]
-        self.programs[step & 1 if len(self.programs) > 1 else 0].run(values)
+        self.programs[step & 1 if len(self.programs) > 1 else 0].straight()(values)
         # a result in the arena would be overwritten by the next step: copied (an arg passed through is not)
         keep = {id(self.arena)}
         return [_copied(exe._as_array(values[slot], node), keep) for slot, node in self.outs]
