@@ -78,16 +78,21 @@ class Body:
     def memory(self):
         return self.exe.memory
 
-    def __call__(self, args, step: int = 0) -> list:
-        """One step; ``step``'s parity picks the carries' buffers (hold ``lock`` around a loop)."""
+    def __call__(self, args, step: int = 0, kept: int | None = None) -> list:
+        """One step; ``step``'s parity picks the carries' buffers (hold ``lock``
+        around a loop).  A result in the arena would be overwritten by the next
+        step: the first ``kept`` results (default: all) are copied out of it (an
+        arg passed through is not); the others are views the caller reads
+        before the next step (a scan's row, written into its stacked output)."""
         exe = self.exe
         values = list(exe._template)
         for slot, k in self.fill:
             values[slot] = args[k]
         self.programs[step & 1 if len(self.programs) > 1 else 0].straight()(values)
-        # a result in the arena would be overwritten by the next step: copied (an arg passed through is not)
         keep = {id(self.arena)}
-        return [_copied(exe._as_array(values[slot], node), keep) for slot, node in self.outs]
+        kept = len(self.outs) if kept is None else kept
+        return [_copied(exe._as_array(values[slot], node), keep) if j < kept else exe._as_array(values[slot], node)
+                for j, (slot, node) in enumerate(self.outs)]
 
     def owned(self, results) -> list:
         """The results, those in the carries' buffers copied (the next loop reuses them)."""
@@ -172,7 +177,7 @@ def make_kernels(kernel_attr: str) -> dict:
         with step.lock, test.lock:  # the carries' buffers (and the arenas) are this loop's until it ends
             go = bool(test(carry + cond_consts)[0])
             while go:  # one program a trip: the body and the next test
-                *carry, go = step(carry + body_consts + cond_consts, t)
+                *carry, go = step(carry + body_consts + cond_consts, t, kept=n_carry)
                 go = bool(go)
                 t += 1
             carry = step.owned(carry)
@@ -188,7 +193,7 @@ def make_kernels(kernel_attr: str) -> dict:
         ys = [xp.empty((length,) + o.shape, o.dtype) for o in body.outputs[n_carry:]]
         with step.lock:  # the carries' buffers are this loop's until it ends
             for k, t in enumerate(range(length - 1, -1, -1) if reverse else range(length)):
-                out = step(carry + [x[t] for x in xs] + consts, k)
+                out = step(carry + [x[t] for x in xs] + consts, k, kept=n_carry)
                 carry = out[:n_carry]
                 for y, v in zip(ys, out[n_carry:]):
                     y[t] = v
