@@ -768,6 +768,9 @@ def test_chains_of_sub_graphs_load_and_cycles_are_refused():
         g = g.outputs[0].param("branches")[0]
         depth += 1
     assert depth == len(chain) and g.outputs[0].op == "literal"
+    text = fgraph.describe(h, max_lines=40)  # listed without recursion too
+    assert len(text.splitlines()) <= 43 and "elided" in text and "branches[0] = {" in text
+    assert str(h).count("switch") == len(chain)
     for cyc in ([_switch_on(0)], [_leaf_graph(), _switch_on(2), _leaf_graph()]):
         refused(pack(_document(cyc, _switch_on(len(cyc) - 1)), npz_of()), "not an earlier entry of subgraphs")
     refused(pack(_document([_leaf_graph(), _leaf_graph()], _switch_on(1)), npz_of()), r"subgraphs \[0\] are not used")

@@ -58,9 +58,7 @@ def describe(x, max_lines: int | None = None, source: bool = False) -> str:
 
 def graph_listing(g, max_lines: int | None = None, source: bool = False, title: str = "graph") -> str:
     nodes = leaves_first(g.nodes())
-    head = (f"{title}: {len(g.inputs)} input(s), {len(g.outputs)} output(s), {len(g.updates)} update(s), "
-            f"{sum(n.op != 'literal' for n in nodes)} node(s)")
-    return _listing(g, nodes, head, {}, {}, max_lines, source)
+    return _listing(g, nodes, _head(g, nodes, title), {}, {}, max_lines, source)
 
 
 def executable_listing(exe, max_lines: int | None = None, source: bool = False) -> str:
@@ -128,7 +126,51 @@ def numbering(nodes) -> dict[int, int]:
     return num
 
 
+class _Nested:
+    """A sub-graph's listing, not yet written, at ``indent`` (see :func:`_expanded`)."""
+
+    __slots__ = ("graph", "indent", "source")
+
+    def __init__(self, graph, indent: str, source: bool):
+        self.graph, self.indent, self.source = graph, indent, source
+
+
+def _expanded(lines: list) -> list[str]:
+    """``lines`` with each :class:`_Nested` replaced by its sub-graph's
+    listing, which may hold more of them: an explicit stack, so a graph
+    nested thousands deep (loops in loops) lists without recursion."""
+    out: list[str] = []
+    stack = [("", iter(lines))]
+    while stack:
+        indent, items = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+        elif isinstance(item, _Nested):
+            g = item.graph
+            stack.append((indent + item.indent, iter(_graph_lines(g, item.source))))
+        else:
+            out.append(indent + item)
+    return out
+
+
+def _graph_lines(g, source: bool) -> list:
+    """A sub-graph's listing lines, its own sub-graphs left as markers."""
+    nodes = leaves_first(g.nodes())
+    return _lines(g, nodes, _head(g, nodes, "graph"), {}, {}, source)
+
+
+def _head(g, nodes, title: str) -> str:
+    return (f"{title}: {len(g.inputs)} input(s), {len(g.outputs)} output(s), {len(g.updates)} update(s), "
+            f"{sum(n.op != 'literal' for n in nodes)} node(s)")
+
+
 def _listing(g, nodes, head, notes, update_notes, max_lines, source) -> str:
+    lines = _expanded(_lines(g, nodes, head, notes, update_notes, source, max_lines))
+    return "\n".join(lines)
+
+
+def _lines(g, nodes, head, notes, update_notes, source, max_lines=None) -> list:
     num = numbering(nodes)
 
     def ref(n: Node) -> str:
@@ -140,6 +182,8 @@ def _listing(g, nodes, head, notes, update_notes, max_lines, source) -> str:
         if n.op == "literal":
             continue
         body.extend(node_lines(n, num[id(n)], ref, notes.get(id(n), ()), source, "  ", shown))
+    if max_lines is not None:
+        body = _expanded(body)  # (elided as the lines it prints)
     if max_lines is not None and len(body) > max_lines:
         keep = int(max_lines) - 1
         first = keep - keep // 2
@@ -154,7 +198,7 @@ def _listing(g, nodes, head, notes, update_notes, max_lines, source) -> str:
         for var, value in g.updates:
             note = update_notes.get(var.name)
             lines.append(f"  {var.name} <- {ref(value)}" + (f"  # {note}" if note else ""))
-    return "\n".join(lines)
+    return lines
 
 
 def node_lines(n: Node, k: int, ref: Callable[[Node], str], notes=(), source: bool = False,
@@ -195,7 +239,7 @@ def node_lines(n: Node, k: int, ref: Callable[[Node], str], notes=(), source: bo
             continue
         shown[g.key] = f"%{k}.{name}"
         lines.append(inner + f"{name} = {{")
-        lines.extend(inner + "  " + line for line in graph_listing(g, source=source).splitlines())
+        lines.append(_Nested(g, inner + "  ", source))  # listed by _expanded, without recursion
         lines.append(inner + "}")
     return lines
 
