@@ -39,6 +39,14 @@ def picked(results, output: int | None):
     return value
 
 
+def one_output(compute):
+    """The kernel of one output (the node's ``output``) from ``compute``, which gives them all."""
+    def kernel(*args, output=None, **params):
+        return picked(compute(*args, **params), output)
+    kernel.__name__ = getattr(compute, "__name__", "kernel")
+    return kernel
+
+
 @dataclasses.dataclass(frozen=True)
 class OpDef:
     """Everything about one op (see the module docstring); ``register()`` enters it."""

@@ -14,7 +14,7 @@ import numpy as np
 from ..devices import current
 from ..errors import FgraphError, error_like, format_location
 from ..symbol import Node, describe, topological
-from ..opdef import picked  # noqa: F401  (the engines' multi-output kernels use it)
+from ..opdef import picked
 from ..registry import Refused, attr_table, kernel_attrs
 
 

@@ -52,7 +52,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError, ShapeError
 from .batching import refuse_batching, stacked_matrices
-from ..opdef import picked, no_gradient
+from ..opdef import no_gradient, one_output
 from ..registry import Refused, set_attr
 from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of
@@ -71,13 +71,6 @@ LINALG_ALL = ["det", "slogdet", "inv", "solve", "cholesky", "eigh", "eigvalsh", 
 
 LinAlgError = np.linalg.LinAlgError
 la = np.linalg  # the kernels read NumPy's functions through it when they run
-
-
-def _one_output(compute):
-    """The kernel of one output (the node's ``output``) from ``compute``, which gives them all."""
-    def kernel(*args, output=None, **params):
-        return picked(compute(*args, **params), output)
-    return kernel
 
 
 _COMPLEX = Refused("complex results: gradients are for real floating dtypes only")
@@ -276,14 +269,14 @@ def _matrix_power_grad(out, ins, g, n):
 
 
 defop("det", _det_rule, kernel=la.det, grad=_det_grad)
-defop("slogdet", _slogdet_rule, kernel_all=la.slogdet, kernel=_one_output(la.slogdet), grad=_slogdet_grad)
+defop("slogdet", _slogdet_rule, kernel_all=la.slogdet, kernel=one_output(la.slogdet), grad=_slogdet_grad)
 defop("inv", _inv_rule, kernel=la.inv, grad=_inv_grad, may_raise=True)
 defop("cholesky", _cholesky_rule, kernel=lambda a, upper: la.cholesky(a, upper=upper), grad=_cholesky_grad,
       may_raise=True)
 defop("eigh", _eigh_rule, kernel_all=lambda a, UPLO: la.eigh(a, UPLO),
-      kernel=_one_output(lambda a, UPLO: la.eigh(a, UPLO)), grad=_eigh_grad, may_raise=True)
+      kernel=one_output(lambda a, UPLO: la.eigh(a, UPLO)), grad=_eigh_grad, may_raise=True)
 defop("eigvalsh", _eigvalsh_rule, kernel=lambda a, UPLO: la.eigvalsh(a, UPLO), grad=_eigvalsh_grad, may_raise=True)
-defop("eig", _eig_rule, kernel_all=lambda a: la.eig(a), kernel=_one_output(lambda a: la.eig(a)), grad=_COMPLEX,
+defop("eig", _eig_rule, kernel_all=lambda a: la.eig(a), kernel=one_output(lambda a: la.eig(a)), grad=_COMPLEX,
       may_raise=True)
 defop("eigvals", _eig_rule, kernel=lambda a: la.eigvals(a), grad=_COMPLEX, may_raise=True)
 defop("matrix_power", _matrix_power_rule, kernel=lambda a, n: la.matrix_power(a, n), grad=_matrix_power_grad,
@@ -450,7 +443,7 @@ def _qr_grad(out, ins, g, mode="reduced", output=None):
 
 
 defop("qr", _qr_rule, kernel_all=lambda a, mode: la.qr(a, mode=mode),
-      kernel=_one_output(lambda a, mode: la.qr(a, mode=mode)), grad=_qr_grad, may_raise=True)
+      kernel=one_output(lambda a, mode: la.qr(a, mode=mode)), grad=_qr_grad, may_raise=True)
 
 
 def qr(a, mode="reduced"):
@@ -526,7 +519,7 @@ def _svd_grad(out, ins, g, full_matrices=True, compute_uv=True, hermitian=False,
     return (_sym(ga) if hermitian else ga),
 
 
-defop("svd", _svd_rule, kernel_all=lambda a, **p: la.svd(a, **p), kernel=_one_output(lambda a, **p: la.svd(a, **p)),
+defop("svd", _svd_rule, kernel_all=lambda a, **p: la.svd(a, **p), kernel=one_output(lambda a, **p: la.svd(a, **p)),
       grad=_svd_grad, may_raise=True)
 
 
@@ -949,7 +942,7 @@ def _lstsq_all(a, b, rcond):
     return x, residuals, rank, s
 
 
-defop("lstsq", _lstsq_rule, kernel_all=_lstsq_all, kernel=_one_output(_lstsq_all), may_raise=True,
+defop("lstsq", _lstsq_rule, kernel_all=_lstsq_all, kernel=one_output(_lstsq_all), may_raise=True,
       grad=Refused("its rank-deficient and residual cases have no gradient rule here; differentiate "
                    "pinv(a) @ b instead"))
 

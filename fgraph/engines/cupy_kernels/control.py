@@ -2,7 +2,8 @@
 bodies compiled from ``cupy_kernel`` kernels, so carries, rows and stacked
 outputs stay on the device (a ``while_loop``'s test and a ``switch``'s
 index are read on the host once per step)."""
-from ..numpy_kernels.control import make_kernels, one_output  # the engine's loop runtime (not a family's kernels)
+from ...opdef import one_output
+from ..numpy_kernels.control import make_kernels  # the engine's loop runtime (not a family's kernels)
 from .support import CUPY, cupy
 
 for _op, _compute in make_kernels(CUPY.kernel).items():

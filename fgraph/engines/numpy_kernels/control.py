@@ -17,7 +17,8 @@ from ...devices import current
 from ...graph import Graph, inline
 from ...errors import format_location
 from ...registry import kernel_attrs, override
-from ..program import may_alias, picked
+from ...opdef import one_output
+from ..program import may_alias
 
 #: (kernel attribute, body graph) -> compiled body; bounded, oldest dropped first
 _PROGRAMS: OrderedDict = OrderedDict()
@@ -209,14 +210,6 @@ def make_kernels(kernel_attr: str) -> dict:
             return _unaliased(branch(args), inputs)
 
     return {"while_loop": while_all, "scan": scan_all, "switch": switch_all}
-
-
-def one_output(compute):
-    """The kernel of one result (the node's ``output``) from one computing them all."""
-    def kernel(*args, output, **params):
-        return picked(compute(*args, **params), output)
-    kernel.__name__ = compute.__name__
-    return kernel
 
 
 for _op, _compute in make_kernels("numpy_kernel").items():  # the NumPy engine's loop bodies
