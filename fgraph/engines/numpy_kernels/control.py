@@ -19,6 +19,7 @@ from ...errors import format_location
 from ...registry import kernel_attrs, override
 from ...opdef import one_output
 from ..program import may_alias
+from .native.whole_loop import native_while
 
 #: (kernel attribute, body graph) -> compiled body; bounded, oldest dropped first
 _PROGRAMS: OrderedDict = OrderedDict()
@@ -174,6 +175,11 @@ def make_kernels(kernel_attr: str) -> dict:
         body_consts = list(inputs[n_carry + n_cond:])
         test = body_program(cond, kernel_attr)
         step = body_program(stepped(cond, body, n_carry), kernel_attr, carries=n_carry)
+        if kernel_attr == "numpy_kernel":  # small bodies: the whole loop in C, once compiled
+            whole = native_while(test.exe.graph, step.exe.graph, n_carry)
+            done = None if whole is None else whole.run(carry, body_consts, cond_consts)
+            if done is not None:
+                return _unaliased(done, inputs)
         t = 0
         with step.lock, test.lock:  # the carries' buffers (and the arenas) are this loop's until it ends
             go = bool(test(carry + cond_consts)[0])

@@ -71,11 +71,11 @@ from .compiler import (BASE_FLAGS, LAST_ERROR, OPTIONAL_FLAGS, STATS, _compile, 
                        cache_limit_bytes, find_compiler, symbol, toolchain, trim_cache)
 from .loops import numpy_loop  # noqa: F401
 from .runtime import (Kernel, _layout, _operands, clear_memory_cache, enabled, kernel, precompile,  # noqa: F401
-                      run, status, supported)
+                      run, settle, status, supported)
 
 __all__ = ["BASE_FLAGS", "Kernel", "LAST_ERROR", "OPTIONAL_FLAGS", "Plan", "STATS", "Unsupported", "build",
            "cache_dir", "cache_limit_bytes", "clear_memory_cache", "enabled", "find_compiler", "kernel",
-           "numpy_loop", "precompile", "run", "status", "supported", "symbol", "toolchain", "trim_cache"]
+           "numpy_loop", "precompile", "run", "settle", "status", "supported", "symbol", "toolchain", "trim_cache"]
 
 #: a name exported here -> the modules that hold it (the one defining it, and those that import it)
 _HOMES = {name: [m for m in (compiler, loops, codegen, runtime) if vars(m).get(name) is globals()[name]]

@@ -68,8 +68,15 @@ def kernel(expr: tuple, sig: tuple, wait: bool = True) -> Kernel | None:
     """The kernel for ``expr`` and input signature ``sig`` (None when it
     cannot be native).  ``wait=False`` starts compiling in the background
     and returns None until it is ready."""
-    global _compiler_pool
     key = (expr, sig)
+    return background(key, lambda: _make(key), wait)
+
+
+def background(key, make, wait: bool = True):
+    """``make()`` (compiled code, or None: it cannot be) for ``key``, made
+    once, on the compiler thread, and remembered.  ``wait=False`` returns
+    None until it is made."""
+    global _compiler_pool
     k = _kernels.get(key)
     if isinstance(k, Future):
         if not (wait or k.done()):
@@ -83,8 +90,24 @@ def kernel(expr: tuple, sig: tuple, wait: bool = True) -> Kernel | None:
         if key not in _kernels:
             if _compiler_pool is None:
                 _compiler_pool = ThreadPoolExecutor(1, thread_name_prefix="fgraph-cc")
-            _kernels[key] = _compiler_pool.submit(_make, key)
-    return kernel(expr, sig, wait)
+            _kernels[key] = _compiler_pool.submit(_safely, make)
+    return background(key, make, wait)
+
+
+def settle() -> None:
+    """Wait for every compile under way (a benchmark times steady state)."""
+    for k in list(_kernels.values()):
+        if isinstance(k, Future):
+            k.result()
+
+
+def _safely(make):
+    try:
+        return make()
+    except Exception as e:  # never let a native problem break a run: NumPy's strategies remain
+        STATS["errors"] += 1
+        LAST_ERROR[:] = [repr(e)]
+        return None
 
 
 def clear_memory_cache(compiler: bool = True):
