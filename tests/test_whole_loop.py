@@ -22,6 +22,7 @@ pytestmark = pytest.mark.skipif(toolchain() is None or not whole_loop.enabled(),
 def compile_at_once(monkeypatch):
     """Loops wait for their native code (else their first runs use the programs)."""
     monkeypatch.setattr(control, "native_while", functools.partial(whole_loop.native_while, wait=True))
+    monkeypatch.setattr(control, "native_scan", functools.partial(whole_loop.native_scan, wait=True))
 
 
 def run(cond, body, init, consts=()):
@@ -205,6 +206,39 @@ def test_eager_numpy_style_program():
     before = STATS["loops"]
     assert program(fnp, fgraph_loop_step) == program(np, numpy_loop_step)
     assert STATS["loops"] >= before + 3
+
+
+# ---------------------------------------------------------------- scan and fori_loop
+
+def _scan_step(c, x):
+    xp = np if isinstance(c, np.ndarray) else fnp
+    c = xp.where(c > 2.0, c * 0.5, c + x[::-1])
+    return c, ((c * x).max(), c[:1] - x[1:2] / 3.0)
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(length=st.integers(0, 7), reverse=st.booleans(), width=st.integers(2, 5), seed=st.integers(0, 2 ** 16))
+def test_scan_equals_the_numpy_loop(length, reverse, width, seed):
+    xs = np.random.default_rng(seed).normal(size=(length, width))
+    before = STATS["loops"]
+    c, (m, v) = fgraph.scan(_scan_step, np.zeros(width), xs, reverse=reverse)
+    got = [np.asarray(a) for a in fgraph.compile(fgraph.Graph([c, m, v]))()]
+    assert STATS["loops"] > before
+    carry, ms, vs = np.zeros(width), np.empty(length), np.empty((length, 1))
+    for t in (reversed(range(length)) if reverse else range(length)):
+        carry, (ms[t], vs[t]) = _scan_step(carry, xs[t])
+    same(got, [carry, ms, vs])
+
+
+def test_fori_loop_newton_runs_whole():
+    a = np.random.default_rng(1).uniform(0.1, 100.0, 1000)
+    x = np.maximum(a, 1.0)
+    for _ in range(30):
+        x = 0.5 * (x + a / x)
+    before = STATS["loops"]
+    got = fgraph.fori_loop(0, 30, lambda i, x: 0.5 * (x + a / x), fnp.maximum(fnp.asarray(a), 1.0))
+    np.testing.assert_array_equal(np.asarray(got), x)
+    assert STATS["loops"] > before
 
 
 # ---------------------------------------------------------------- random bodies against NumPy

@@ -19,7 +19,7 @@ from ...errors import format_location
 from ...registry import kernel_attrs, override
 from ...opdef import one_output
 from ..program import may_alias
-from .native.whole_loop import native_while
+from .native.whole_loop import native_scan, native_while
 
 #: (kernel attribute, body graph) -> compiled body; bounded, oldest dropped first
 _PROGRAMS: OrderedDict = OrderedDict()
@@ -196,6 +196,11 @@ def make_kernels(kernel_attr: str) -> dict:
         xs = inputs[n_carry:n_carry + n_xs]
         consts = list(inputs[n_carry + n_xs:])
         step = body_program(body, kernel_attr, carries=n_carry)
+        if kernel_attr == "numpy_kernel":  # small bodies: the whole loop in C, once compiled
+            whole = native_scan(step.exe.graph, n_carry, n_xs, reverse)
+            done = None if whole is None else whole.run(carry, xs, consts, length)
+            if done is not None:
+                return _unaliased(done[0], inputs) + done[1]
         # the stacked outputs are allocated once and written row by row
         ys = [xp.empty((length,) + o.shape, o.dtype) for o in body.outputs[n_carry:]]
         with step.lock:  # the carries' buffers are this loop's until it ends

@@ -477,10 +477,85 @@ int FG_NAME(char *const *init, char *const *consts, char *const *kc, char *const
 }
 """
 
+_SCAN_DRIVER = """
+/* The scan.  st: [0] trips run, [2] the buffer set holding the carries (-1: still the initial ones),
+   [3] IEEE flags.  Row t of each xs is read, row t of each ys written, in place. */
+int FG_NAME(char *const *init, char *const *xs, char *const *consts, char *const *ks, char *const *sets,
+            char *const *ys, char *ws, int64_t *st, int64_t length, int64_t limit) {
+  char *in[NIN + 1], *out[NC + NY + 1];
+  static const int64_t xrow[NX + 1] = {XROW}, yrow[NY + 1] = {YROW};
+  feclearexcept(FE_ALL_EXCEPT);
+  for (int j = 0; j < NC; j++) in[j] = st[2] < 0 ? init[j] : sets[st[2] * NC + j];
+  for (int j = NC + NX; j < NIN; j++) in[j] = consts[j - NC - NX];
+  int64_t n = 0;
+  while (st[0] < length && n < limit) {
+    const int64_t t = REVERSE ? length - 1 - st[0] : st[0], dst = st[2] < 0 ? 0 : 1 - st[2];
+    for (int j = 0; j < NX; j++) in[NC + j] = xs[j] + t * xrow[j];
+    for (int j = 0; j < NC; j++) out[j] = sets[dst * NC + j];
+    for (int j = 0; j < NY; j++) out[NC + j] = ys[j] + t * yrow[j];
+    FG_NAME_step(in, ks, out, ws);
+    for (int j = 0; j < NC; j++) in[j] = out[j];
+    st[2] = dst;
+    st[0]++;
+    n++;
+  }
+""" + _DRIVER[_DRIVER.index("  const int f = fetestexcept"):]
+
 _ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
+_HEADER = ["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>"]
 
 
-class NativeWhile:
+class _Loop:
+    """What a loop compiled whole has in common: its body (``step``, a
+    :class:`GraphCode`), binding the built function, preparing operands,
+    and the end of a run."""
+
+    step: GraphCode
+    n_carry: int
+
+    def _sizes(self, step) -> None:
+        self.inputs = [(p.shape, p.dtype) for p in step.inputs]
+        stored = sum(n.size for n in self.step.order if id(n) in self.step.home) + 1
+        self.limit = max(1, TRIPS_PER_CALL_VALUES // stored)  # trips a call
+        self.fn = None
+
+    def bind(self, lib, name: str, pointers: int, ints: int):
+        fn = getattr(lib, name)
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.c_void_p] * pointers + [ctypes.c_int64] * ints
+        self.lib, self.fn = lib, fn
+        return self
+
+    def _operands(self, values) -> list | None:
+        """The inputs as C reads them (contiguous, aligned), or None: not as compiled."""
+        arrays = []
+        for x, (shape, dtype) in zip(values, self.inputs):
+            a = np.asarray(x)
+            if a.shape != shape or a.dtype != dtype:
+                return None
+            if not (a.flags.c_contiguous and a.flags.aligned):
+                a = np.ascontiguousarray(a) if a.ndim else a.copy()
+            arrays.append(a)
+        return arrays
+
+    def _buffers(self):
+        """The carries' two buffer sets, and the workspace (aligned) with its address."""
+        sets = [np.empty(shape, dtype) for _ in range(2) for shape, dtype in self.inputs[:self.n_carry]]
+        ws = np.empty(self.workspace + _ALIGN, np.uint8)
+        return sets, ws, ws.ctypes.data + (-ws.ctypes.data) % _ALIGN
+
+    def _carries(self, st, init: list, sets: list) -> list | None:
+        """The final carries, or None when the work raised flags NumPy would warn or raise on."""
+        if st[3]:
+            err = np.geterr()
+            if any(st[3] & bit and err[name] != "ignore" for bit, name in _ERR):
+                return None
+        STATS["loops"] += 1
+        nc = self.n_carry
+        return init if st[2] < 0 else sets[st[2] * nc:(st[2] + 1) * nc]
+
+
+class NativeWhile(_Loop):
     """A ``while_loop`` compiled whole, from its condition graph and its
     stepped graph (the body, then the next test: inputs the carries, the
     body's constants, the condition's; results the carries, then the test)."""
@@ -488,53 +563,75 @@ class NativeWhile:
     def __init__(self, cond, step, n_carry: int):
         self.n_carry = n_carry
         self.cond, self.step = GraphCode(cond, "FG_NAME_cond"), GraphCode(step, "FG_NAME_step")
-        self.inputs = [(p.shape, p.dtype) for p in step.inputs]
+        self._sizes(step)
         self.workspace = max(self.cond.workspace, self.step.workspace)
-        stored = sum(n.size for n in self.step.order if id(n) in self.step.home) + 1
-        self.limit = max(1, TRIPS_PER_CALL_VALUES // stored)
         sizes = {"NIN": len(step.inputs), "NC": n_carry, "NCC": len(cond.inputs) - n_carry}
-        self.source = "\n".join(["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>"] +
-                                [f"#define {k} {v}" for k, v in sizes.items()] +
+        self.source = "\n".join(_HEADER + [f"#define {k} {v}" for k, v in sizes.items()] +
                                 [self.cond.source(), self.step.source(), _DRIVER])
-        self.fn = None
 
     def bind(self, lib, name: str) -> "NativeWhile":
-        fn = getattr(lib, name)
-        fn.restype = ctypes.c_int
-        fn.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_int64]
-        self.lib, self.fn = lib, fn
-        return self
+        return super().bind(lib, name, 7, 1)
 
     def run(self, carry: list, body_consts: list, cond_consts: list) -> list | None:
         """The final carries, or None where this call cannot run natively
         (an operand not as compiled, or flags NumPy would warn or raise on:
         the caller then runs the loop as programs)."""
         nc = self.n_carry
-        arrays = []
-        for x, (shape, dtype) in zip(list(carry) + list(body_consts) + list(cond_consts), self.inputs):
-            a = np.asarray(x)
-            if a.shape != shape or a.dtype != dtype:
-                return None
-            if not (a.flags.c_contiguous and a.flags.aligned):
-                a = np.ascontiguousarray(a) if a.ndim else a.copy()
-            arrays.append(a)
-        sets = [np.empty(shape, dtype) for _ in range(2) for shape, dtype in self.inputs[:nc]]
-        kc, ks = _data(self.cond.constants), _data(self.step.constants)
-        ws = np.empty(self.workspace + _ALIGN, np.uint8)
-        ws_at = ws.ctypes.data + (-ws.ctypes.data) % _ALIGN
+        arrays = self._operands(list(carry) + list(body_consts) + list(cond_consts))
+        if arrays is None:
+            return None
+        sets, ws, ws_at = self._buffers()
         st = (ctypes.c_int64 * 4)(0, -1, -1, 0)
-        args = (_pointers(arrays[:nc]), _pointers(arrays[nc:]), _pointers(kc), _pointers(ks), _pointers(sets),
-                ws_at, st, self.limit)
+        args = (_pointers(arrays[:nc]), _pointers(arrays[nc:]), _pointers(_data(self.cond.constants)),
+                _pointers(_data(self.step.constants)), _pointers(sets), ws_at, st, self.limit)
         while True:
             self.fn(*args)
             if not st[1]:
                 break
-        if st[3]:
-            err = np.geterr()
-            if any(st[3] & bit and err[name] != "ignore" for bit, name in _ERR):
-                return None
-        STATS["loops"] += 1
-        return arrays[:nc] if st[2] < 0 else sets[st[2] * nc:(st[2] + 1) * nc]
+        return self._carries(st, arrays[:nc], sets)
+
+
+class NativeScan(_Loop):
+    """A ``scan`` compiled whole, from its body graph (inputs the carries,
+    a row of each xs, the constants; results the carries, then each ys row)."""
+
+    def __init__(self, body, n_carry: int, n_xs: int, reverse: bool):
+        self.n_carry, self.n_xs = n_carry, n_xs
+        self.step = GraphCode(body, "FG_NAME_step")
+        self._sizes(body)
+        self.workspace = self.step.workspace
+        self.ys = [(o.shape, o.dtype) for o in body.outputs[n_carry:]]
+        rows = {"XROW": [p.nbytes for p in body.inputs[n_carry:n_carry + n_xs]], "YROW": [o.nbytes for o in
+                                                                                          body.outputs[n_carry:]]}
+        sizes = {"NIN": len(body.inputs), "NC": n_carry, "NX": n_xs, "NY": len(self.ys), "REVERSE": int(reverse),
+                 **{k: ", ".join(map(str, v + [0])) for k, v in rows.items()}}
+        self.source = "\n".join(_HEADER + [f"#define {k} {v}" for k, v in sizes.items()] +
+                                [self.step.source(), _SCAN_DRIVER])
+
+    def bind(self, lib, name: str) -> "NativeScan":
+        return super().bind(lib, name, 8, 2)
+
+    def run(self, carry: list, xs: list, consts: list, length: int) -> tuple | None:
+        """(final carries, stacked ys), or None (see :meth:`NativeWhile.run`)."""
+        nc, nx = self.n_carry, self.n_xs
+        rows = [np.asarray(x) for x in xs]
+        if any(x.shape[:1] != (length,) for x in rows):
+            return None
+        arrays = self._operands(list(carry) + [x[0] if length else np.empty(s, d) for x, (s, d) in
+                                               zip(rows, self.inputs[nc:nc + nx])] + list(consts))
+        if arrays is None:
+            return None
+        rows = [x if x.flags.c_contiguous and x.flags.aligned else np.ascontiguousarray(x) for x in rows]
+        ys = [np.empty((length,) + shape, dtype) for shape, dtype in self.ys]
+        sets, ws, ws_at = self._buffers()
+        st = (ctypes.c_int64 * 4)(0, 0, -1, 0)
+        args = (_pointers(arrays[:nc]), _pointers(rows), _pointers(arrays[nc + nx:]),
+                _pointers(_data(self.step.constants)), _pointers(sets), _pointers(ys), ws_at, st, length,
+                self.limit)
+        while st[0] < length:
+            self.fn(*args)
+        carries = self._carries(st, arrays[:nc], sets)
+        return None if carries is None else (carries, ys)
 
 
 def _data(constants: list) -> list:
@@ -549,13 +646,16 @@ def _pointers(arrays: list):
     return (ctypes.c_void_p * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
 
 
-def _make(cond, step, n_carry: int) -> NativeWhile | None:
-    try:
-        loop = NativeWhile(cond, step, n_carry)
-    except Unsupported:
-        return None
+def _built(loop: _Loop) -> _Loop | None:
     (built,) = build([loop.source])
     return None if built is None else loop.bind(*built)
+
+
+def _make(kind, *args) -> _Loop | None:
+    try:
+        return _built(kind(*args))
+    except Unsupported:
+        return None
 
 
 def native_while(cond, step, n_carry: int, wait: bool = False) -> NativeWhile | None:
@@ -565,4 +665,12 @@ def native_while(cond, step, n_carry: int, wait: bool = False) -> NativeWhile | 
     runs as programs)."""
     if not enabled():
         return None
-    return background(("while_loop", cond, step, n_carry), lambda: _make(cond, step, n_carry), wait)
+    return background(("while_loop", cond, step, n_carry), lambda: _make(NativeWhile, cond, step, n_carry), wait)
+
+
+def native_scan(body, n_carry: int, n_xs: int, reverse: bool, wait: bool = False) -> NativeScan | None:
+    """The scan of body graph ``body`` compiled whole, or None (as :func:`native_while`)."""
+    if not enabled():
+        return None
+    return background(("scan", body, n_carry, n_xs, bool(reverse)),
+                      lambda: _make(NativeScan, body, n_carry, n_xs, bool(reverse)), wait)
