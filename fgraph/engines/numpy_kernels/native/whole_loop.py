@@ -232,6 +232,8 @@ class GraphCode:
             raise Unsupported(f"{n.op} gives {n.dtype}")
         if n.size > MAX_VALUES:
             raise Unsupported(f"{n.op} has {n.size} elements (threaded kernels win)")
+        if n.op == "placeholder" and n.weak:
+            raise Unsupported("a weak (Python scalar) input: its dtype depends on what it meets")
         if n.op in ("placeholder", "constant", "literal", "fused") or n.op in _VIEWS:
             return
         if n.op == "setitem":
