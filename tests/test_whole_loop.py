@@ -275,3 +275,21 @@ def test_random_bodies_equal_numpy(ops, shift, n, dtype, trips, seed):
         want = numpy_loop(cond, _body(ops, shift), init)
     assert native
     same(got, want)
+
+
+def test_memory_stays_flat_in_the_trip_count():
+    import tracemalloc
+
+    u0 = np.zeros((40, 40))
+    u0[0] = 1.0
+    cond = lambda s: s[2] < s[1]  # noqa: E731
+    body = lambda s: (jacobi_body(fnp)((s[0], 0.0, s[2]))[0], s[1], s[2] + 1)  # noqa: E731
+    peaks = []
+    for trips in (10, 2000):
+        run(cond, body, (u0, np.int64(trips), np.int64(0)))  # compiled (and cached) before measuring
+        tracemalloc.start()
+        got, native = run(cond, body, (u0, np.int64(trips), np.int64(0)))
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert native and int(got[2]) == trips
+    assert peaks[1] <= peaks[0] * 1.1 + 4096, peaks
