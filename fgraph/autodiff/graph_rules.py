@@ -11,8 +11,8 @@ layers above the ops, so they live here and are registered as the ops'
   product; the cotangents of the loop's constants are summed in its carry.
   The saving scan is the loop itself with other ys (its inputs, params and
   carries), so where a program also uses the loop's results (a loss and
-  its gradient) the optimiser's ``merge_scans`` runs both as one loop: the
-  forward pass runs once, the backward once.
+  its gradient) the optimiser (``merge_scans``, in its ``loops`` pass)
+  runs both as one loop: the forward pass runs once, the backward once.
   With ``checkpoint=k`` only one carry in ``k`` is saved, and each segment's
   are recomputed on the way back (a scan of scans, see _checkpointed_grad).
 - ``switch`` (and ``cond``): a ``switch`` on the same index over the
@@ -104,8 +104,8 @@ def _saving_scan(node, inputs, body, n, st) -> list:
     of ``node`` (the loop differentiated) whose body is ``body``'s carries
     followed by its own carry placeholders, so the step that starts from
     ``carry`` returns it as a y.  Built on ``body``'s own nodes (not traced
-    again), it has ``node``'s carries exactly: the optimiser's
-    ``merge_scans`` then runs it and ``node`` as one loop when a program
+    again), it has ``node``'s carries exactly: the optimiser
+    (``merge_scans``) then runs it and ``node`` as one loop when a program
     needs both (a loss and its gradient), so the forward pass runs once."""
     from ..control import loop_results
     from ..graph import Graph

@@ -51,8 +51,7 @@ def simplify_all(fast_math: bool = False) -> Pass:
 
 def default_passes(fast_math: bool = False) -> tuple[tuple[Pass, ...], tuple[Pass, ...]]:
     """(passes run to a fixed point, passes run once after them)."""
-    return ((dead_updates, simplify_all(fast_math), merge_scans, loops),
-            (fuse_patterns, fuse_elementwise, fuse_reductions))
+    return (dead_updates, simplify_all(fast_math), loops), (fuse_patterns, fuse_elementwise, fuse_reductions)
 
 
 def optimise(graph: Graph, passes: Sequence[Pass] | None = None, fast_math: bool = False,

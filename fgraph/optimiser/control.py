@@ -1,5 +1,9 @@
 """The optimiser's pass over loops and branches (fgraph/ops/control.py).
 
+- scans that run the same carries over the same inputs, whatever ys each
+  stacks, become one loop (``merge_scans``, also a pass of its own): the
+  loop a program computes and the one its gradient saves each step's carry
+  with (fgraph/autodiff/graph_rules.py) then run as one forward pass;
 - bodies are simplified by the same fixed-point passes (CSE, folding, the
   algebra rules, and this pass: nested loops too, by nesting depth);
 - a ``scan`` of trip count 1 is inlined (its body copied in place, the rows
@@ -10,11 +14,6 @@
   result the graph uses, or the ``while_loop``'s condition, depends on it
   (through any number of steps); inputs the smaller body no longer reads go
   too.
-
-``merge_scans`` (run before it) makes one loop of the scans that run the
-same carries over the same inputs, whatever ys each stacks: the loop a
-program computes and the one its gradient saves each step's carry with
-(fgraph/autodiff/graph_rules.py) then run as one forward pass.
 
 Loop-invariant code never reaches a body: tracing a body already makes every
 value that does not depend on the loop's own placeholders an input of the
@@ -31,10 +30,14 @@ from .framework import record, rewrite
 
 
 def loops(graph: Graph) -> Graph:
-    """Simplify bodies, inline trivial loops and branches, remove dead carries."""
+    """Merge scans alike but for their ys, simplify bodies, inline trivial
+    loops and branches, remove dead carries."""
     nodes = graph.nodes()
     if not any(n.op in ("scan", "while_loop", "switch") for n in nodes):
         return graph
+    merged = _merge_scans(graph, nodes)
+    if merged is not graph:  # (then the carries and ys the merged scans' users need are pruned below)
+        graph, nodes = merged, merged.nodes()
     used = _used_outputs(nodes)
     simplified: dict = {}
     origin: dict = {}
@@ -65,8 +68,13 @@ def merge_scans(graph: Graph) -> Graph:
     results are structurally equal.  Their results become results of one
     scan whose body gives those carries, then every y of theirs once (the
     ones nobody uses are then pruned by ``loops``).  A step's carry does not
-    depend on the ys, so each result is the one it was."""
-    scans = [n for n in graph.nodes() if n.op == "scan"]
+    depend on the ys, so each result is the one it was.  (``loops`` does
+    this first; a pass of its own for a pipeline that wants only this.)"""
+    return _merge_scans(graph, graph.nodes())
+
+
+def _merge_scans(graph: Graph, nodes) -> Graph:
+    scans = [n for n in nodes if n.op == "scan"]
     if len(scans) < 2:
         return graph
     families: dict = {}
