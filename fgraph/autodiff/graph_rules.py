@@ -28,8 +28,9 @@ result; a program that uses several results runs one backward loop each
 """
 from __future__ import annotations
 
+from ..control import loop_results, scan, switch
 from ..ops.signal import composite_correlate
-from ..graph import inline
+from ..graph import Graph, inline
 from ..registry import set_attr
 from ..tensor import Tensor
 from .core import differentiable, gradients
@@ -52,8 +53,6 @@ def _dot(outs, cots):
 
 
 def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output, checkpoint=None):
-    from ..control import scan
-
     fnp = _fnp()
     st = out.stack
     n, k = n_carry, n_xs
@@ -107,9 +106,6 @@ def _saving_scan(node, inputs, body, n, st) -> list:
     again), it has ``node``'s carries exactly: the optimiser
     (``merge_scans``) then runs it and ``node`` as one loop when a program
     needs both (a loss and its gradient), so the forward pass runs once."""
-    from ..control import loop_results
-    from ..graph import Graph
-
     saving = Graph(outputs=list(body.outputs[:n]) + list(body.inputs[:n]), inputs=list(body.inputs))
     params = tuple((k, saving if k == "body" else v) for k, v in node.params if k != "output")
     return loop_results("scan", inputs, params, range(n, 2 * n), st)
@@ -121,8 +117,6 @@ def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg)
     body is an inner scan of ``seg`` steps; differentiating that with the
     rule above saves the outer carries only, and the inner scan's own rule,
     run once a segment on the way back, recomputes and saves that segment's."""
-    from ..control import scan
-
     fnp = _fnp()
     st = out.stack
     carries, xs, consts = list(inputs[:n]), list(inputs[n:n + k]), list(inputs[n + k:])
@@ -154,8 +148,6 @@ def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg)
 
 
 def _switch_grad(out, inputs, g, branches, n_operands, splits, output):
-    from ..control import switch
-
     rest = list(inputs[1:])
     fr = [i for i in range(len(rest)) if differentiable(rest[i].dtype)]
     if not fr:
