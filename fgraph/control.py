@@ -181,9 +181,16 @@ def _check_carry(op: str, init_leaves: list[Node], init_paths, outs: list[Node],
 def _results(op: str, inputs: list[Node], params: tuple, count: int, st) -> list[Tensor]:
     """One node per result.  Made without make_node's shape cache, which would
     keep the bodies (and the constants they hold) alive after the graph is gone."""
+    return loop_results(op, inputs, params, range(count), st)
+
+
+def loop_results(op: str, inputs, params: tuple, which, st) -> list[Tensor]:
+    """The result nodes ``which`` (output numbers) of a loop or branch with
+    these inputs and params (``output`` aside): gradient rules build loops
+    of their own with it (fgraph/autodiff/graph_rules.py)."""
     inputs, where = tuple(inputs), user_location(2)
     out = []
-    for k in range(count):
+    for k in which:
         p = params + (("output", k),)
         shape, dtype = _infer(op, inputs, p)
         out.append(Tensor(Node(op, p, inputs, shape, dtype, False, None, where), st))

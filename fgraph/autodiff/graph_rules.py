@@ -6,9 +6,13 @@ layers above the ops, so they live here and are registered as the ops'
 ``grad`` attribute (the other families' rules are in their OpDefs).
 
 - ``scan`` (and ``fori_loop`` with static bounds, a scan): a forward scan
-  that also saves each step's input carry, then a scan in the opposite
+  that saves each step's input carry, then a scan in the opposite
   direction over the saved carries whose body is the body's vector-Jacobian
   product; the cotangents of the loop's constants are summed in its carry.
+  The saving scan is the loop itself with other ys (its inputs, params and
+  carries), so where a program also uses the loop's results (a loss and
+  its gradient) the optimiser (``merge_scans``, in its ``loops`` pass)
+  runs both as one loop: the forward pass runs once, the backward once.
   With ``checkpoint=k`` only one carry in ``k`` is saved, and each segment's
   are recomputed on the way back (a scan of scans, see _checkpointed_grad).
 - ``switch`` (and ``cond``): a ``switch`` on the same index over the
@@ -24,8 +28,9 @@ result; a program that uses several results runs one backward loop each
 """
 from __future__ import annotations
 
+from ..control import loop_results, scan, switch
 from ..ops.signal import composite_correlate
-from ..graph import inline
+from ..graph import Graph, inline
 from ..registry import set_attr
 from ..tensor import Tensor
 from .core import differentiable, gradients
@@ -48,8 +53,6 @@ def _dot(outs, cots):
 
 
 def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output, checkpoint=None):
-    from ..control import scan
-
     fnp = _fnp()
     st = out.stack
     n, k = n_carry, n_xs
@@ -64,11 +67,7 @@ def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output, che
     def run_body(c, x):
         return [Tensor(o, st) for o in inline(body, [t.node for t in c] + [t.node for t in x] + const_nodes)]
 
-    def forward(c, x):  # the body, also saving the carry each step starts from
-        outs = run_body(c, x)
-        return outs[:n], list(c)
-
-    _, saved = scan(forward, carries, xs, length=length, reverse=reverse)
+    saved = _saving_scan(out.node, [t.node for t in inputs], body, n, st)
 
     # the seed: g on the result asked for, zero on the other carries (the ys' rows take g row by row)
     seed = [g if i == output else fnp.zeros(carries[i].shape, carries[i].dtype) for i in fl]
@@ -99,14 +98,25 @@ def _scan_grad(out, inputs, g, body, n_carry, n_xs, length, reverse, output, che
     return cot
 
 
+def _saving_scan(node, inputs, body, n, st) -> list:
+    """Each step's input carry, stacked: a scan on ``inputs`` with the params
+    of ``node`` (the loop differentiated) whose body is ``body``'s carries
+    followed by its own carry placeholders, so the step that starts from
+    ``carry`` returns it as a y.  Built on ``body``'s own nodes (not traced
+    again), it has ``node``'s carries exactly: the optimiser
+    (``merge_scans``) then runs it and ``node`` as one loop when a program
+    needs both (a loss and its gradient), so the forward pass runs once."""
+    saving = Graph(outputs=list(body.outputs[:n]) + list(body.inputs[:n]), inputs=list(body.inputs))
+    params = tuple((k, saving if k == "body" else v) for k, v in node.params if k != "output")
+    return loop_results("scan", inputs, params, range(n, 2 * n), st)
+
+
 def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg):
     """Reverse mode saving one carry a segment: the scan rewritten as a scan of
     ``length % seg`` steps, then an outer scan over the whole segments whose
     body is an inner scan of ``seg`` steps; differentiating that with the
     rule above saves the outer carries only, and the inner scan's own rule,
     run once a segment on the way back, recomputes and saves that segment's."""
-    from ..control import scan
-
     fnp = _fnp()
     st = out.stack
     carries, xs, consts = list(inputs[:n]), list(inputs[n:n + k]), list(inputs[n + k:])
@@ -138,8 +148,6 @@ def _checkpointed_grad(out, inputs, g, body, n, k, length, reverse, output, seg)
 
 
 def _switch_grad(out, inputs, g, branches, n_operands, splits, output):
-    from ..control import switch
-
     rest = list(inputs[1:])
     fr = [i for i in range(len(rest)) if differentiable(rest[i].dtype)]
     if not fr:

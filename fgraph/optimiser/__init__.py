@@ -2,6 +2,7 @@
 
 ``optimise(graph)`` runs the simplification passes (dead updates; CSE,
 constant folding and algebraic rules in one sweep; loops and branches:
+scans that differ only in their ys merged, as a loss's and its gradient's;
 their bodies simplified, trivial ones inlined, dead carries removed) to a
 fixed point, then fusion (pattern
 fusion: fma and AdaGrad; then element-wise groups).  Nothing in the default
@@ -17,7 +18,7 @@ from ..graph import Graph
 from ..symbol import no_gc
 from .algebra import EXACT, FAST_MATH
 from .basic import cse, cse_step, dead_updates, fold_constants, fold_step
-from .control import loops
+from .control import loops, merge_scans
 from .framework import Pass, Report, record, rewrite, run_passes
 from .fusion import PATTERN_RULES, fuse_elementwise, fuse_patterns, fuse_reductions
 from .pattern import AnyOp, Lit, Match, Op, Rule, Var, rules_pass, rules_step
@@ -78,4 +79,5 @@ optimize = optimise
 
 __all__ = ["optimise", "optimize", "Report", "Rule", "Op", "AnyOp", "Var", "Lit", "Match", "rules_pass",
            "rewrite", "record", "cse", "dead_updates", "fold_constants", "simplify", "simplify_all", "fuse_patterns",
-           "fuse_elementwise", "fuse_reductions", "USER_RULES", "PATTERN_RULES", "default_passes", "loops"]
+           "fuse_elementwise", "fuse_reductions", "USER_RULES", "PATTERN_RULES", "default_passes", "loops",
+           "merge_scans"]

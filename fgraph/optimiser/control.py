@@ -1,5 +1,9 @@
 """The optimiser's pass over loops and branches (fgraph/ops/control.py).
 
+- scans that run the same carries over the same inputs, whatever ys each
+  stacks, become one loop (``merge_scans``, also a pass of its own): the
+  loop a program computes and the one its gradient saves each step's carry
+  with (fgraph/autodiff/graph_rules.py) then run as one forward pass;
 - bodies are simplified by the same fixed-point passes (CSE, folding, the
   algebra rules, and this pass: nested loops too, by nesting depth);
 - a ``scan`` of trip count 1 is inlined (its body copied in place, the rows
@@ -26,10 +30,14 @@ from .framework import record, rewrite
 
 
 def loops(graph: Graph) -> Graph:
-    """Simplify bodies, inline trivial loops and branches, remove dead carries."""
+    """Merge scans alike but for their ys, simplify bodies, inline trivial
+    loops and branches, remove dead carries."""
     nodes = graph.nodes()
     if not any(n.op in ("scan", "while_loop", "switch") for n in nodes):
         return graph
+    merged = _merge_scans(graph, nodes)
+    if merged is not graph:  # (then the carries and ys the merged scans' users need are pruned below)
+        graph, nodes = merged, merged.nodes()
     used = _used_outputs(nodes)
     simplified: dict = {}
     origin: dict = {}
@@ -52,6 +60,77 @@ def loops(graph: Graph) -> Graph:
         return new
 
     return rewrite(graph, step, origin)
+
+
+def merge_scans(graph: Graph) -> Graph:
+    """One scan for the scans alike but for their ys: the same inputs, the
+    same params (``body`` and ``output`` aside) and bodies whose carry
+    results are structurally equal.  Their results become results of one
+    scan whose body gives those carries, then every y of theirs once (the
+    ones nobody uses are then pruned by ``loops``).  A step's carry does not
+    depend on the ys, so each result is the one it was.  (``loops`` does
+    this first; a pass of its own for a pipeline that wants only this.)"""
+    return _merge_scans(graph, graph.nodes())
+
+
+def _merge_scans(graph: Graph, nodes) -> Graph:
+    scans = [n for n in nodes if n.op == "scan"]
+    if len(scans) < 2:
+        return graph
+    families: dict = {}
+    for n in scans:
+        key = (tuple(id(i) for i in n.inputs), tuple(p for p in n.params if p[0] not in ("body", "output")))
+        families.setdefault(key, {}).setdefault(id(n.param("body")), (n.param("body"), []))[1].append(n)
+    plan: dict[int, tuple] = {}  # id(scan result node) -> (merged body, its output number there)
+    for fam in families.values():
+        if len(fam) < 2:
+            continue
+        n_carry = next(iter(fam.values()))[1][0].param("n_carry")
+        alike: dict = {}  # the carries' keys -> [(body, its outputs over the first body's placeholders, nodes)]
+        base = None
+        for body, nodes in fam.values():
+            if base is None:
+                base = body
+            outs = body.outputs if body.inputs == base.inputs else tuple(inline(body, list(base.inputs)))
+            alike.setdefault(tuple(o.key for o in outs[:n_carry]), []).append((body, outs, nodes))
+        for members in alike.values():
+            if len({m[0].key for m in members}) < 2:  # (one body: CSE's, not ours)
+                continue
+            merged, at = _merged_body(members, n_carry, base)
+            record("scan_merged", len(members) - 1)
+            for (_, _, nodes), where in zip(members, at):
+                for node in nodes:
+                    plan[id(node)] = (merged, where[node.param("output")])
+    if not plan:
+        return graph
+    origin: dict = {}
+
+    def step(node: Node) -> Node:
+        hit = plan.get(id(origin.get(id(node), node)))
+        if hit is None:
+            return node
+        merged, out = hit
+        return _with_params(node, {"body": merged, "output": out})
+
+    return rewrite(graph, step, origin)
+
+
+def _merged_body(members, n_carry: int, base: Graph):
+    """The body giving the members' carries, then each distinct y of theirs
+    (in the members' order); and for each member, where its outputs went."""
+    outputs = list(members[0][1][:n_carry])
+    index: dict = {}
+    at = []
+    for _, outs, _ in members:
+        where = list(range(n_carry))
+        for o in outs[n_carry:]:
+            k = index.get(o.key)
+            if k is None:
+                k = index[o.key] = len(outputs)
+                outputs.append(o)
+            where.append(k)
+        at.append(where)
+    return Graph(outputs=outputs, inputs=list(base.inputs)), at
 
 
 def _group(node: Node) -> tuple:
