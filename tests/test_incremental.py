@@ -512,3 +512,27 @@ def test_jvp_through_a_loop_under_a_long_chain_matches_the_loop_free_graph():
     without = fgraph.jvp(lambda x: f(x, 200, False), (x0,), (t0,))
     np.testing.assert_allclose(with_loop[1], without[1], rtol=1e-12)
     np.testing.assert_allclose(with_loop[0], without[0], rtol=1e-12)
+
+
+def test_a_step_structure_seen_once_is_not_kept():
+    """A mask's count is in the shapes (``v[fired]``): such steps may never
+    come back, so a structure is kept (detached from its data) only when
+    it is seen a second time; every step's values still match NumPy."""
+    engine = fgraph.get_engine("numpy")
+    engine.programs.clear()
+    rng = np.random.default_rng(3)
+    v0 = rng.normal(size=BIG[0] * BIG[1])
+    v, want = fnp.asarray(v0), v0.copy()
+    misses = engine.programs.misses
+    for k in range(1, 6):  # the mask picks k values: a new structure each step
+        fired = fnp.arange(v0.size) < k
+        v[fired] = v[fired] * 0.5
+        want[:k] = want[:k] * 0.5
+        np.testing.assert_array_equal(np.asarray(v), want)
+    # (the mask's own structure repeats, its literal k aside: that one is kept)
+    assert engine.programs.misses - misses - len(engine.programs) >= 5
+    kept = len(engine.programs)
+    big = fnp.asarray(np.ones(BIG))
+    for _ in range(2):  # the same structure twice (large enough not to be computed as it is built)
+        np.asarray(big * 3.0 + 1.0)
+    assert len(engine.programs) == kept + 1

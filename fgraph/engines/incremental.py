@@ -310,6 +310,7 @@ class ProgramCache:
     def __init__(self, size: int = PROGRAM_CACHE_SIZE):
         self.size = size
         self._items: OrderedDict = OrderedDict()
+        self._once: OrderedDict = OrderedDict()  # keys seen once: a program is kept from the second sight
         self.hits = self.misses = 0
 
     def program(self, step: Step, engine) -> StepProgram:
@@ -319,6 +320,14 @@ class ProgramCache:
             return interpreted(step, engine, cached=False)
         if entry is None:
             self.misses += 1
+            if self._once.pop(step.key, None) is None:
+                # A structure seen for the first time may never come back (a mask's count is in the
+                # shapes: izhikevich's spikes): its program runs over the step's own nodes, and only
+                # a structure seen again is detached from its data and kept.
+                self._once[step.key] = True
+                if len(self._once) > self.size:
+                    self._once.popitem(last=False)
+                return interpreted(step, engine, cached=False)
             entry = self._items[step.key] = _Entry(interpreted(step, engine))
             if len(self._items) > self.size:
                 self._items.popitem(last=False)
@@ -344,6 +353,7 @@ class ProgramCache:
 
     def clear(self) -> None:
         self._items.clear()
+        self._once.clear()
 
     def __len__(self):
         return len(self._items)
