@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import fgraph
 import fgraph.numpy as fnp
 from fgraph.engines.numpy_kernels import control
-from fgraph.engines.numpy_kernels.native import STATS, toolchain, whole_loop
+from fgraph.engines.numpy_kernels.native import STATS, graph_code, toolchain, whole_loop
 
 from budget import examples
 
@@ -144,7 +144,7 @@ def test_a_float_sum_is_left_to_the_programs():
 
 
 def test_large_bodies_keep_the_threaded_programs():
-    x0 = np.ones(whole_loop.MAX_VALUES + 1)
+    x0 = np.ones(graph_code.MAX_VALUES + 1)
     got, native = run(lambda s: s[1] < 2, lambda s: (s[0] * 2.0, s[1] + 1), (x0, np.int64(0)))
     assert not native and got[0][0] == 4.0
 

@@ -57,9 +57,10 @@ The package, one concept a module: :mod:`.compiler` (the toolchain, building,
 the disk cache glue), :mod:`.loops` (NumPy's own inner loops, called from C),
 :mod:`.codegen` (:class:`Plan`: the C source; the C of each op comes from
 :mod:`fgraph.engines.c_exprs`, shared with the CUDA generator),
-:mod:`.runtime` (kernels, layouts, running, threads, fork) and
-:mod:`.whole_loop` (a small ``while_loop`` or ``scan`` as one C function,
-the loop included, built from the same per-op C).  Their public
+:mod:`.runtime` (kernels, layouts, running, threads, fork),
+:mod:`.graph_code` (a whole small graph as one C function of loop nests,
+from the same per-op C) and :mod:`.whole_loop` (a ``while_loop`` or
+``scan`` of such a body, the loop itself in C).  Their public
 names are this package's: ``native.run(...)``, ``native.STATS``, ...
 """
 from __future__ import annotations
