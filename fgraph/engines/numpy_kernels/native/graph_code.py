@@ -181,7 +181,9 @@ class GraphCode:
         # reads through views: a view read twice reads what it views twice; a reshape reads memory (a
         # view reshaped is stored first)
         uses = {id(o): 2 for o in graph.outputs}
-        in_memory = {id(n.inputs[0]) for n in order if n.op == "reshape"}
+        in_memory = {id(n.inputs[0]) for n in order if n.op == "reshape" or self._pairwise_sum(n)}
+        self.helpers: set = set()  # the pairwise sums' C, one a dtype
+        self.c_inputs: set = set()  # inputs a float sum depends on: C-contiguous, or NumPy's order differs
         for n in reversed(order):
             through = uses.get(id(n), 0) if n.op in _VIEWS and n.op != "reshape" else 1
             for x in n.inputs:
@@ -252,8 +254,13 @@ class GraphCode:
             raise Unsupported(f"reduction {kind}")
         axis = n.param("axis")
         axes = tuple(range(len(shape))) if axis is None else tuple(a % len(shape) for a in np.atleast_1d(axis))
-        if kind in ("sum", "prod") and n.dtype.kind not in "iub":
-            raise Unsupported(f"a float {kind} (NumPy's is pairwise)")
+        if kind == "prod" and n.dtype.kind not in "iub":
+            raise Unsupported("a float prod (NumPy's order of multiplications)")
+        if kind == "sum" and n.dtype.kind not in "iub":
+            if n.dtype.kind != "f" or axes not in (tuple(range(len(shape))), (len(shape) - 1,)):
+                raise Unsupported("a float sum over other axes than all or the last (NumPy's order)")
+            if (n.op == "sum" and n.inputs[0].op in _VIEWS) or n.param("dtype") not in (None, n.dtype):
+                raise Unsupported("a float sum of a view, or in another dtype (NumPy's order)")
         if kind in ("max", "min") and any(shape[a] == 0 for a in axes):
             raise Unsupported(f"{kind} of nothing (NumPy raises)")
         return kind, axes, bool(n.param("keepdims")), shape
@@ -377,8 +384,14 @@ class GraphCode:
         self._nest_values(x.shape, lambda el, idx: [(el._cast(self._value(el, x, idx), x.dtype),
                                                            f"{target}[{_flat(idx, x.shape)}]")])
 
+    @staticmethod
+    def _pairwise_sum(n) -> bool:
+        return (n.op == "sum" or (n.op == "fused_reduce" and n.param("reduce") == "sum")) and n.dtype.kind == "f"
+
     def _reduce(self, n, target):
         kind, axes, keepdims, shape = self._reduction(n)
+        if self._pairwise_sum(n):
+            return self._sum_pairwise(n, target, axes, shape)
         kept = tuple(1 if a in axes else d for a, d in enumerate(shape))
         inner = tuple(d if a in axes else 1 for a, d in enumerate(shape))
         dt = n.dtype
@@ -425,9 +438,84 @@ class GraphCode:
         self.lines.append(f"{target}[{_flat(out_idx, n.shape)}] = acc;")
         outer.close()
 
+    def _sum_pairwise(self, n, target, axes, shape):
+        """A float sum as NumPy adds: pairwise (``fg_pw``) over each run of
+        reduced values in C order, from 0 (so -0.0 sums to 0.0, as NumPy's
+        do).  The values are in memory: the input stored, or a fused
+        expression written to the workspace first."""
+        dt, ct = n.dtype, _CTYPE[_code(n.dtype)]
+        self._c_ordered(n)
+        if n.op == "fused_reduce":
+            src = f"f{len(self.lines)}"
+            self.decls.append(f"{ct} *restrict {src} = ({ct} *)(ws + {self.workspace});")
+            self.workspace += -(-math.prod(shape) * dt.itemsize // _ALIGN) * _ALIGN
+            expr = n.param("expr")
+            self._nest_values(shape, lambda el, idx: [(el._cast(self._expression(el, expr, [
+                self._value(el, x, _broadcast(idx, x.shape, shape)) for x in n.inputs]), dt),
+                f"{src}[{_flat(idx, shape)}]")])
+        else:
+            src = self.home[id(n.inputs[0])]
+            if _code(n.inputs[0].dtype) != _code(dt):
+                raise Unsupported("a float sum changing the dtype")
+        inner = math.prod(shape[a] for a in axes)
+        rows = math.prod(shape) // inner if inner else math.prod(d for a, d in enumerate(shape) if a not in axes)
+        self.helpers.add(ct)
+        self.lines.append(f"for (int64_t r = 0; r < {rows}; r++) "
+                          f"{target}[r] = ({ct})0 + fg_pw_{ct}({src} + r * {inner}, {inner});")
+
+    def _c_ordered(self, n) -> None:
+        """Require what NumPy's sum of ``n`` reads to be laid out in C order
+        (its additions follow the memory): no transpose below it, inputs
+        and constants C-contiguous (``c_inputs``, checked at each call)."""
+        stack, seen = [n.inputs[0]] if n.op == "sum" else list(n.inputs), set()
+        inputs = {id(p): j for j, p in enumerate(self.graph.inputs)}
+        while stack:
+            x = stack.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            if x.op == "transpose":
+                raise Unsupported("a float sum of transposed values (NumPy adds in memory order)")
+            if x.op == "placeholder":
+                self.c_inputs.add(inputs[id(x)])
+            elif x.op == "constant" and not x.param("value").array.flags.c_contiguous:
+                raise Unsupported("a float sum of a constant not in C order")
+            stack.extend(x.inputs)
+
     def source(self) -> str:
         body = ["  " + line for line in self.decls + self.lines]
         return "\n".join([f"static void {self.name}(char *const *in, char *const *k, char *const *out, char *ws) {{",
                           "  (void)in; (void)k; (void)out; (void)ws;"] + body + ["}", ""])
 
 
+def sources(*codes: GraphCode) -> str:
+    """The C of ``codes``, after the helpers they use (each once)."""
+    helpers = sorted(set().union(*(c.helpers for c in codes)))
+    return "\n".join([_PAIRWISE.replace("T", ct) for ct in helpers] + [c.source() for c in codes])
+
+
+#: NumPy's pairwise summation (``pairwise_sum`` in its loops_utils.h), the same additions in the same order:
+#: below 8 values one by one from -0.0, up to 128 in 8 partial sums, above that split in halves at a multiple
+#: of 8 (``T``: the C type; the name is made unique per type)
+_PAIRWISE = """
+static T fg_pw_T(const T *a, int64_t n) {
+  if (n < 8) {
+    T res = -0.0;
+    for (int64_t i = 0; i < n; i++) res += a[i];
+    return res;
+  }
+  if (n <= 128) {
+    T r[8];
+    int64_t i;
+    for (int j = 0; j < 8; j++) r[j] = a[j];
+    for (i = 8; i < n - (n % 8); i += 8)
+      for (int j = 0; j < 8; j++) r[j] += a[i + j];
+    T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) res += a[i];
+    return res;
+  }
+  int64_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return fg_pw_T(a, n2) + fg_pw_T(a + n2, n - n2);
+}
+"""

@@ -17,7 +17,7 @@ import numpy as np
 
 from .codegen import Unsupported
 from .compiler import STATS, build
-from .graph_code import _ALIGN, GraphCode
+from .graph_code import _ALIGN, GraphCode, sources
 from .runtime import background, enabled
 
 #: trips per native call: between calls Python runs, so Ctrl-C stops an endless loop
@@ -112,11 +112,12 @@ class _Loop:
         return self
 
     def _operands(self, values) -> list | None:
-        """The inputs as C reads them (contiguous, aligned), or None: not as compiled."""
+        """The inputs as C reads them (contiguous, aligned), or None: not as
+        compiled, or not in C order where a float sum depends on that."""
         arrays = []
-        for x, (shape, dtype) in zip(values, self.inputs):
+        for j, (x, (shape, dtype)) in enumerate(zip(values, self.inputs)):
             a = np.asarray(x)
-            if a.shape != shape or a.dtype != dtype:
+            if a.shape != shape or a.dtype != dtype or (j in self.c_inputs and not a.flags.c_contiguous):
                 return None
             if not (a.flags.c_contiguous and a.flags.aligned):
                 a = np.ascontiguousarray(a) if a.ndim else a.copy()
@@ -150,9 +151,12 @@ class NativeWhile(_Loop):
         self.cond, self.step = GraphCode(cond, "FG_NAME_cond"), GraphCode(step, "FG_NAME_step")
         self._sizes(step)
         self.workspace = max(self.cond.workspace, self.step.workspace)
+        n_cond = len(cond.inputs) - n_carry  # (the condition's constants come last in the step's inputs)
+        self.c_inputs = self.step.c_inputs | {j if j < n_carry else len(step.inputs) - n_cond + j - n_carry
+                                              for j in self.cond.c_inputs}
         sizes = {"NIN": len(step.inputs), "NC": n_carry, "NCC": len(cond.inputs) - n_carry}
         self.source = "\n".join(_HEADER + [f"#define {k} {v}" for k, v in sizes.items()] +
-                                [self.cond.source(), self.step.source(), _DRIVER])
+                                [sources(self.cond, self.step), _DRIVER])
 
     def bind(self, lib, name: str) -> "NativeWhile":
         return super().bind(lib, name, 7, 1)
@@ -185,13 +189,14 @@ class NativeScan(_Loop):
         self.step = GraphCode(body, "FG_NAME_step")
         self._sizes(body)
         self.workspace = self.step.workspace
+        self.c_inputs = {j for j in self.step.c_inputs if not n_carry <= j < n_carry + n_xs}
         self.ys = [(o.shape, o.dtype) for o in body.outputs[n_carry:]]
         rows = {"XROW": [p.nbytes for p in body.inputs[n_carry:n_carry + n_xs]], "YROW": [o.nbytes for o in
                                                                                           body.outputs[n_carry:]]}
         sizes = {"NIN": len(body.inputs), "NC": n_carry, "NX": n_xs, "NY": len(self.ys), "REVERSE": int(reverse),
                  **{k: ", ".join(map(str, v + [0])) for k, v in rows.items()}}
         self.source = "\n".join(_HEADER + [f"#define {k} {v}" for k, v in sizes.items()] +
-                                [self.step.source(), _SCAN_DRIVER])
+                                [sources(self.step), _SCAN_DRIVER])
 
     def bind(self, lib, name: str) -> "NativeScan":
         return super().bind(lib, name, 8, 2)
@@ -205,6 +210,8 @@ class NativeScan(_Loop):
         arrays = self._operands(list(carry) + [x[0] if length else np.empty(s, d) for x, (s, d) in
                                                zip(rows, self.inputs[nc:nc + nx])] + list(consts))
         if arrays is None:
+            return None
+        if any(nc <= j < nc + nx and not rows[j - nc].flags.c_contiguous for j in self.step.c_inputs):
             return None
         rows = [x if x.flags.c_contiguous and x.flags.aligned else np.ascontiguousarray(x) for x in rows]
         ys = [np.empty((length,) + shape, dtype) for shape, dtype in self.ys]
