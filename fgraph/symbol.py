@@ -410,7 +410,9 @@ def hold(holder, node: "Node", claim: bool = False) -> None:
     ``_keep``) at ``node``: it keeps what node's value is computed from, and
     becomes node's handle unless another live one is (or ``claim``: a write
     moved it there, so it outlives the temporary that made the node)."""
-    holder._keep = pins_of(node)
+    k = node._known  # pins_of(node), written out: every lazy array made comes here
+    k = k() if k is not None else None
+    holder._keep = k if k is not None else node._pins
     if not claim:
         h = node._handle
         t = h() if h is not None else None
