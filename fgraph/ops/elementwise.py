@@ -25,7 +25,7 @@ from ..array_api import canonical_dtype
 from ..errors import DTypeError, FgraphError, user_location
 from ..tensor import Tensor, apply, lift, literal_node, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
-from ..symbol import Node, error_at, make_node, refuse_out
+from ..symbol import Node, error_at, make_node, new_node, refuse_out
 from ..opdef import no_gradient
 from ..registry import NUMPY, Refused, attr_table
 from .building import namespace
@@ -319,7 +319,8 @@ def _unary_fast(name: str, general):
                 n = x.node
                 hit = known.get((n.shape, n.dtype, n.weak))
                 if hit is not None:
-                    return Tensor(Node(name, (), (n,), hit[0], hit[1], False, None, user_location(3)), x.stack)
+                    return Tensor(new_node(Node, name, (), (n,), hit[0], hit[1], False, None, user_location(3)),
+                                  x.stack)
                 result = general(x)
                 r = result.node
                 if r.op == name and r.inputs == (n,) and not n.weak:
@@ -346,14 +347,14 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                     key = (nx.shape, nx.dtype, nx.weak, ny.shape, ny.dtype, ny.weak)
                     hit = known.get(key)
                     if hit is not None:
-                        return Tensor(Node(name, (), (nx, ny), hit[0], hit[1], False, None, user_location(3)),
-                                      x.stack)
+                        return Tensor(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
+                                               user_location(3)), x.stack)
                 elif ty in _SCALARS:
                     key = (nx.shape, nx.dtype, nx.weak, ty)
                     hit = known.get(key)
                     if hit is not None and (hit[2] is None or hit[2] <= y <= hit[3]):
-                        return Tensor(Node(name, (), (nx, literal_node(y)), hit[0], hit[1], False, None,
-                                           user_location(3)), x.stack)
+                        return Tensor(new_node(Node, name, (), (nx, literal_node(y)), hit[0], hit[1], False, None,
+                                               user_location(3)), x.stack)
                 else:
                     return general(x, y)
             elif ty is Tensor and tx in _SCALARS:
@@ -361,8 +362,8 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                 key = (tx, ny.shape, ny.dtype, ny.weak)
                 hit = known.get(key)
                 if hit is not None and (hit[2] is None or hit[2] <= x <= hit[3]):
-                    return Tensor(Node(name, (), (literal_node(x), ny), hit[0], hit[1], False, None,
-                                       user_location(3)), y.stack)
+                    return Tensor(new_node(Node, name, (), (literal_node(x), ny), hit[0], hit[1], False, None,
+                                           user_location(3)), y.stack)
             else:
                 return general(x, y)
             result = general(x, y)
@@ -720,7 +721,8 @@ def astype(x, dtype, /, *, copy=True, casting="unsafe", device=None):
         if hit is not None:
             if hit[0] == n.dtype:
                 return x
-            return Tensor(Node("astype", hit[1], (n,), n.shape, hit[0], False, None, user_location(2)), x.stack)
+            return Tensor(new_node(Node, "astype", hit[1], (n,), n.shape, hit[0], False, None, user_location(2)),
+                          x.stack)
     else:
         key = None
     dt = canonical_dtype(dtype, stack_of((x,)))
