@@ -418,6 +418,12 @@ def handle_of(node: "Node"):
     return t if t is not None and t._node is node else None
 
 
+#: ``object.__setattr__(node, "_handle", ...)`` through the slot itself: every
+#: lazy array made sets it, and object.__setattr__ first checks that it is not
+#: bypassing a built-in type's own __setattr__ (0.06 us, half its cost)
+_set_handle = Node._handle.__set__
+
+
 def hold(holder, node: "Node", claim: bool = False) -> None:
     """Point ``holder`` (a lazy array or a storage: it has ``_node`` and
     ``_keep``) at ``node``: it keeps what node's value is computed from, and
@@ -431,7 +437,7 @@ def hold(holder, node: "Node", claim: bool = False) -> None:
         t = h() if h is not None else None
         if t is not None and t._node is node:
             return
-    object.__setattr__(node, "_handle", weakref.ref(holder))
+    _set_handle(node, weakref.ref(holder))
 
 
 def describe(nodes: Iterable) -> str:
