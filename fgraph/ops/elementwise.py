@@ -303,7 +303,9 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
 # joins only when it lies in the range the general path checked it against
 # (else the general path runs: it raises, or settles a comparison).
 # user_location(3) starts at the caller of Ufunc.__call__, the one caller of
-# these functions: the user's line, or more library frames.
+# these functions: the user's line, or more library frames.  An array's node
+# is read as Tensor.node does for an array that is no view (``_node``), not
+# through the property: 0.05 us of ``a + 1``.
 
 _FAST_MAX = 4096  # entries per ufunc; cleared when full
 _SCALARS = (int, float, bool, complex)
@@ -316,7 +318,7 @@ def _unary_fast(name: str, general):
         if dtype is None and len(args) == 1:
             x = args[0]
             if type(x) is Tensor:
-                n = x.node
+                n = x._node if x._steps is None else x.node
                 hit = known.get((n.shape, n.dtype, n.weak))
                 if hit is not None:
                     return Tensor(new_node(Node, name, (), (n,), hit[0], hit[1], False, None, user_location(3)),
@@ -341,9 +343,9 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
             x, y = args
             tx, ty = type(x), type(y)
             if tx is Tensor:
-                nx = x.node
+                nx = x._node if x._steps is None else x.node
                 if ty is Tensor:
-                    ny = y.node
+                    ny = y._node if y._steps is None else y.node
                     key = (nx.shape, nx.dtype, nx.weak, ny.shape, ny.dtype, ny.weak)
                     hit = known.get(key)
                     if hit is not None:
@@ -358,7 +360,7 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                 else:
                     return general(x, y)
             elif ty is Tensor and tx in _SCALARS:
-                ny = y.node
+                ny = y._node if y._steps is None else y.node
                 key = (tx, ny.shape, ny.dtype, ny.weak)
                 hit = known.get(key)
                 if hit is not None and (hit[2] is None or hit[2] <= x <= hit[3]):
