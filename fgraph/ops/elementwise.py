@@ -303,7 +303,9 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
 # joins only when it lies in the range the general path checked it against
 # (else the general path runs: it raises, or settles a comparison).
 # user_location(3) starts at the caller of Ufunc.__call__, the one caller of
-# these functions: the user's line, or more library frames.  An array's node
+# these functions: the user's line, or more library frames.  They are always
+# called with the ufunc's nin arrays, so they take them as parameters (*args,
+# its length test and unpacking were 0.07 us of ``a + 1``).  An array's node
 # is read as Tensor.node does for an array that is no view (``_node``), not
 # through the property: 0.05 us of ``a + 1``.
 
@@ -314,23 +316,20 @@ _SCALARS = (int, float, bool, complex)
 def _unary_fast(name: str, general):
     known: dict = {}
 
-    def impl(*args, dtype=None):
-        if dtype is None and len(args) == 1:
-            x = args[0]
-            if type(x) is Tensor:
-                n = x._node if x._steps is None else x.node
-                hit = known.get((n.shape, n.dtype, n.weak))
-                if hit is not None:
-                    return Tensor(new_node(Node, name, (), (n,), hit[0], hit[1], False, None, user_location(3)),
-                                  x.stack)
-                result = general(x)
-                r = result.node
-                if r.op == name and r.inputs == (n,) and not n.weak:
-                    if len(known) >= _FAST_MAX:
-                        known.clear()
-                    known[(n.shape, n.dtype, n.weak)] = (r.shape, r.dtype)
-                return result
-        return general(*args, dtype=dtype)
+    def impl(x, dtype=None):
+        if dtype is None and type(x) is Tensor:
+            n = x._node if x._steps is None else x.node
+            hit = known.get((n.shape, n.dtype, n.weak))
+            if hit is not None:
+                return Tensor(new_node(Node, name, (), (n,), hit[0], hit[1], False, None, user_location(3)), x.stack)
+            result = general(x)
+            r = result.node
+            if r.op == name and r.inputs == (n,) and not n.weak:
+                if len(known) >= _FAST_MAX:
+                    known.clear()
+                known[(n.shape, n.dtype, n.weak)] = (r.shape, r.dtype)
+            return result
+        return general(x, dtype=dtype)
 
     return impl
 
@@ -338,9 +337,8 @@ def _unary_fast(name: str, general):
 def _binary_fast(name: str, ufunc: np.ufunc, general):
     known: dict = {}
 
-    def impl(*args, dtype=None):
-        if dtype is None and len(args) == 2:
-            x, y = args
+    def impl(x, y, dtype=None):
+        if dtype is None:
             tx, ty = type(x), type(y)
             if tx is Tensor:
                 nx = x._node if x._steps is None else x.node
@@ -375,7 +373,7 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                     known.clear()
                 known[key] = entry
             return result
-        return general(*args, dtype=dtype)
+        return general(x, y, dtype=dtype)
 
     return impl
 
