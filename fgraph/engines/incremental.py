@@ -290,15 +290,40 @@ def literal_key(literals: tuple) -> tuple:
 
 
 class _Entry:
-    """The programs of one step structure: its interpreter, and the
-    optimised program for literal values seen more than once."""
+    """The programs of one step structure: its interpreter, the optimised
+    program for literal values seen more than once, and the engine's whole
+    step (``whole``: once asked for, while it compiles or where it cannot be)."""
 
-    __slots__ = ("interpreted", "seen", "optimised")
+    __slots__ = ("interpreted", "seen", "optimised", "whole")
 
     def __init__(self, program: StepProgram):
         self.interpreted = program
         self.seen: dict = {}  # literal values -> runs so far
         self.optimised: dict = {}  # literal values -> StepProgram
+        self.whole = None
+
+
+class _Whole:
+    """A step compiled whole by its engine; a call it declines runs the interpreter."""
+
+    __slots__ = ("native", "fallback")
+
+    def __init__(self, native, fallback: StepProgram):
+        self.native, self.fallback = native, fallback
+
+    def __call__(self, values: list) -> list:
+        got = self.native(values)
+        return got if got is not None else self.fallback(values)
+
+
+def _whole_graph(step: Step) -> Graph | None:
+    """The step as a graph of its own, every Python scalar a weak input
+    (one program serves all their values), or None: a literal that is not
+    a Python bool, int or float."""
+    if any(type(v) not in (bool, int, float) for v in step.values[step.arrays:]):
+        return None
+    inputs, order = _detached(step, range(step.arrays, len(step.inputs)))
+    return Graph([order[k] for k in step.output_at], inputs=inputs)
 
 
 class ProgramCache:
@@ -334,6 +359,12 @@ class ProgramCache:
             return entry.interpreted
         self.hits += 1
         self._items.move_to_end(step.key)
+        if engine.whole_step is not None:  # a structure seen a third time: compiled whole where it can be
+            if not isinstance(entry.whole, _Whole):
+                native = engine.whole_step(step.key, lambda: _whole_graph(step), step.elements)
+                entry.whole = None if native is None else _Whole(native, entry.interpreted)
+            if entry.whole is not None:
+                return entry.whole
         if step.elements < OPTIMISE_MIN_ELEMENTS:
             return entry.interpreted
         lits = literal_key(step.literals)

@@ -23,6 +23,7 @@ from ..symbol import error_at, known_value
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
 from .incremental import ProgramCache, evaluate_step
+from .numpy_kernels.native.whole_step import native_step
 
 #: results of at most this many elements are memoised by structural key too
 SMALL_RESULT = 64
@@ -39,6 +40,10 @@ class ArrayEngine:
     def kernel_attr(self) -> str:
         """The main kernel attribute (``numpy_kernel``, ``cupy_kernel``) the programs run."""
         return self.kernels.kernel
+
+    #: ``whole_step(key, graph_of, elements)``: a step structure that comes back compiled as one
+    #: function (a callable like a step program, returning None for a call it declines), or None
+    whole_step = None
 
     def __init__(self, device, cache_bytes: int = 1 << 20):
         self.device = device
@@ -133,6 +138,8 @@ class NumpyEngine(ArrayEngine):
 
     def __init__(self, cache_bytes: int = 1 << 20):
         super().__init__(HOST, cache_bytes)  # the host device kernels see when no engine made another current
+
+    whole_step = staticmethod(native_step)  # small steps: one C function (numpy_kernels/native/whole_step.py)
 
     def _result(self, value, node):
         arr = np.asarray(value, dtype=node.dtype)

@@ -39,9 +39,12 @@ from .codegen import Plan, Unsupported, _CTYPE, _code, _ok, _runtime_dtype, _Val
 #: (while_loop) 3-13x faster up to 65,536 values
 MAX_VALUES = 1 << 16
 
-_VIEWS = frozenset(("slice", "transpose", "broadcast_to", "reshape"))
+_VIEWS = frozenset(("slice", "slice_axis", "transpose", "broadcast_to", "reshape"))
+_FILLED = frozenset(("zeros", "ones", "full"))  # the same value everywhere: a C constant
 _REDUCTIONS = frozenset(("max", "min", "any", "all", "sum", "prod"))
 _ALIGN = 64
+#: a weak (Python scalar) input's type, by its placeholder's dtype kind
+_WEAK = {"b": bool, "i": int, "f": float}
 
 
 class _Element(Plan):
@@ -49,13 +52,15 @@ class _Element(Plan):
     element of a loop nest, over reads this generator names: a buffer at an
     index, or a literal.  Ops that would call NumPy's loop are refused."""
 
-    def __init__(self):  # (no expression to plan: Plan.__init__ is not run)
+    def __init__(self, weak_ints: dict):  # (no expression to plan: Plan.__init__ is not run)
         self.vals, self.calls, self._casts = [], [], {}
         self.sig, self.int_targets, self.reads, self._read_ids = [], [], [], {}
         self.literals: dict[int, object] = {}
+        self.origins: dict[int, int] = {}  # load -> the weak input it reads
+        self.weak_ints = weak_ints  # weak input -> the dtypes its Python int is cast to (checked per call)
         self.emitted = 0
 
-    def read(self, text: str, kind, literal=None) -> _Val:
+    def read(self, text: str, kind, literal=None, origin=None) -> _Val:
         """The value at C expression ``text`` (of dtype, or Python scalar type, ``kind``)."""
         v = self._read_ids.get(text)
         if v is None:
@@ -65,6 +70,8 @@ class _Element(Plan):
             v = self._read_ids[text] = self._add(_Val("load", _runtime_dtype(kind), inp=len(self.sig) - 1))
             if literal is not None:
                 self.literals[v.inp] = literal
+            if origin is not None:
+                self.origins[v.inp] = origin
         return v
 
     def _call(self, u, loop, ops, dt):
@@ -86,7 +93,9 @@ class _Element(Plan):
         self.emitted = len(self.vals)
         for j, targets in enumerate(self.int_targets):  # a Python int must fit what NumPy casts it to
             for code in targets:
-                if code[0] in "iu":
+                if code[0] in "iu" and j in self.origins:
+                    self.weak_ints.setdefault(self.origins[j], set()).add(code)
+                elif code[0] in "iu":
                     info = np.iinfo(np.dtype(code))
                     if not info.min <= self.literals.get(j, 0) <= info.max:
                         raise Unsupported("a Python int out of its array's range (NumPy raises)")
@@ -175,7 +184,8 @@ class GraphCode:
         self.graph, self.name = graph, name
         order = topological(graph.outputs)
         self.order = order
-        inputs = {id(p): j for j, p in enumerate(graph.inputs)}
+        self._inputs = inputs = {id(p): j for j, p in enumerate(graph.inputs)}
+        self.weak_ints: dict = {}  # weak int input -> the dtypes NumPy casts it to: it must fit them
         for n in order:
             self._check(n)
         # reads through views: a view read twice reads what it views twice; a reshape reads memory (a
@@ -205,7 +215,7 @@ class GraphCode:
                 continue
             elif id(n) in first:
                 self._home(n, k, f"out[{first[id(n)]}]")
-            elif n.op in _REDUCTIONS or n.op in ("setitem", "fused_reduce") or id(n) in in_memory or (
+            elif n.op in _REDUCTIONS or n.op in ("setitem", "fused_reduce", "concatenate") or id(n) in in_memory or (
                     n.op not in _VIEWS and uses.get(id(n), 0) > 1):
                 self._home(n, k, f"ws + {self.workspace}")
                 self.workspace += -(-n.nbytes // _ALIGN) * _ALIGN
@@ -225,9 +235,16 @@ class GraphCode:
             raise Unsupported(f"{n.op} gives {n.dtype}")
         if n.size > MAX_VALUES:
             raise Unsupported(f"{n.op} has {n.size} elements (threaded kernels win)")
-        if n.op == "placeholder" and n.weak:
-            raise Unsupported("a weak (Python scalar) input: its dtype depends on what it meets")
+        if n.op == "placeholder" and n.weak and (n.shape != () or n.dtype.kind not in _WEAK):
+            raise Unsupported(f"a weak input of {n.dtype}{list(n.shape)}")
         if n.op in ("placeholder", "constant", "literal", "fused") or n.op in _VIEWS:
+            return
+        if n.op in _FILLED:
+            self._fill_value(n)
+            return
+        if n.op == "concatenate":
+            if any(x.dtype != n.dtype for x in n.inputs):
+                raise Unsupported("a concatenate that casts")
             return
         if n.op == "setitem":
             if n.param("adv") is not None or len(n.inputs) != 2:
@@ -284,12 +301,19 @@ class GraphCode:
             if key in memo:
                 stack.pop()
                 continue
-            if id(n) in self.home:
-                memo[key] = el.read(f"{self.home[id(n)]}[{_flat(ix, n.shape)}]", n.dtype)
+            if id(n) in self.home:  # (a weak input: a Python scalar, promoted as NEP 50 says)
+                weak = n.op == "placeholder" and n.weak
+                memo[key] = el.read(f"{self.home[id(n)]}[{_flat(ix, n.shape)}]",
+                                    _WEAK[n.dtype.kind] if weak else n.dtype,
+                                    origin=self._inputs[id(n)] if weak else None)
                 stack.pop()
                 continue
             if n.op == "reshape":  # its input is in memory, in the same order
                 memo[key] = el.read(f"{self.home[id(n.inputs[0])]}[{_flat(ix, n.shape)}]", n.dtype)
+                stack.pop()
+                continue
+            if n.op in _FILLED:
+                memo[key] = el.read(self._fill_value(n), n.dtype)
                 stack.pop()
                 continue
             if n.op == "literal":
@@ -315,6 +339,9 @@ class GraphCode:
         """(input, index) pairs that ``n``'s element ``idx`` is computed from."""
         if n.op == "slice":
             return [(n.inputs[0], _keyed(n.param("key"), idx))]
+        if n.op == "slice_axis":
+            axis, start, step = n.param("axis"), n.param("start"), n.param("step")
+            return [(n.inputs[0], idx[:axis] + (_affine(start, step, idx[axis]),) + idx[axis + 1:])]
         if n.op == "transpose":
             axes = n.param("axes")
             out = [None] * len(idx)
@@ -349,15 +376,34 @@ class GraphCode:
         """A loop nest over ``shape``: ``fill(element, idx)`` gives the
         (value, C target) pairs written at each index."""
         nest = _Nest(self.lines, shape)
-        el, self._memo = _Element(), {}
+        el, self._memo = _Element(self.weak_ints), {}
         pairs = [(target, v) for v, target in fill(el, nest.idx)]
         self.lines += el.statements()
         self.lines += [f"{target} = {el._ref(v)};" for target, v in pairs]
         nest.close()
 
+    @staticmethod
+    def _fill_value(n) -> str:
+        """C for the value ``zeros``/``ones``/``full`` fill ``n`` with."""
+        if n.op == "full" and (n.inputs or n.param("fill_value") is None):
+            raise Unsupported("full of an array")
+        value = {"zeros": 0, "ones": 1}.get(n.op)
+        if value is None:
+            value = n.param("fill_value").array.astype(n.dtype).item()
+        return f"(({_CTYPE[_code(n.dtype)]}){_c_literal(type(value)(value) if n.dtype.kind != 'b' else bool(value))})"
+
     def _store(self, n):
         home, ct = self.home[id(n)], _CTYPE[_code(n.dtype)]
         target = f"(({ct} *){home})"
+        if n.op == "concatenate":  # each piece copied to its place along the axis
+            axis, at = n.param("axis"), 0
+            for x in n.inputs:
+                def fill(el, idx, x=x, at=at):
+                    to = idx[:axis] + (_affine(at, 1, idx[axis]),) + idx[axis + 1:]
+                    return [(self._value(el, x, idx), f"{target}[{_flat(to, n.shape)}]")]
+                self._nest_values(x.shape, fill)
+                at += x.shape[axis]
+            return
         if n.op == "setitem":
             x, v = n.inputs
             key = n.param("key")
@@ -409,7 +455,7 @@ class GraphCode:
         self.lines.append(f"{ct} acc = {init};")
         nest = _Nest(self.lines, inner, depth=len(shape))
         idx = tuple(o if a not in axes else i for a, (o, i) in enumerate(zip(outer.idx, nest.idx)))
-        el, self._memo = _Element(), {}
+        el, self._memo = _Element(self.weak_ints), {}
         if n.op == "fused_reduce":
             args = [self._value(el, x, _broadcast(idx, x.shape, shape)) for x in n.inputs]
             v = self._expression(el, n.param("expr"), args)
@@ -486,6 +532,15 @@ class GraphCode:
         body = ["  " + line for line in self.decls + self.lines]
         return "\n".join([f"static void {self.name}(char *const *in, char *const *k, char *const *out, char *ws) {{",
                           "  (void)in; (void)k; (void)out; (void)ws;"] + body + ["}", ""])
+
+
+#: why the latest graphs were not made native (newest last; for a user asking why a loop or step is slow)
+DECLINED: list = []
+
+
+def declined(what: str, e: Unsupported) -> None:
+    DECLINED.append(f"{what}: {e}")
+    del DECLINED[:-32]
 
 
 def sources(*codes: GraphCode) -> str:

@@ -94,6 +94,11 @@ def background(key, make, wait: bool = True):
     return background(key, make, wait)
 
 
+def started(key) -> bool:
+    """Whether :func:`background` has been asked for ``key`` (made, or being made)."""
+    return key in _kernels
+
+
 def settle() -> None:
     """Wait for every compile under way (a benchmark times steady state)."""
     for k in list(_kernels.values()):

@@ -17,7 +17,7 @@ import numpy as np
 
 from .codegen import Unsupported
 from .compiler import STATS, build
-from .graph_code import _ALIGN, GraphCode, sources
+from .graph_code import _ALIGN, GraphCode, declined, sources
 from .runtime import background, enabled
 
 #: trips per native call: between calls Python runs, so Ctrl-C stops an endless loop
@@ -246,7 +246,8 @@ def _built(loop: _Loop) -> _Loop | None:
 def _make(kind, *args) -> _Loop | None:
     try:
         return _built(kind(*args))
-    except Unsupported:
+    except Unsupported as e:
+        declined(f"a {kind.__name__[6:].lower()}", e)
         return None
 
 

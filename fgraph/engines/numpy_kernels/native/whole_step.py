@@ -1,0 +1,123 @@
+"""An eager step as one native function.
+
+Incremental evaluation (:mod:`fgraph.engines.incremental`) computes, at each
+fetch, the sub-graph above the values already known: a *step*.  A step
+structure that comes back (a loop's body, written NumPy's way) runs as one
+C function (:class:`.graph_code.GraphCode`) once compiled: no Python
+between its ops, its temporaries fused away or in a small workspace, its
+results written once.  Its inputs are the known arrays, then the Python
+scalars it met (weak inputs: NEP 50 promotes them as Python scalars), so a
+scalar that changes every step (Adam's ``1 - b1 ** t``) keeps the program.
+
+A call that cannot run natively returns None (the caller then runs the
+step's interpreter): an input not as compiled, a Python int that does not
+fit the dtype NumPy would cast it to, or IEEE flags NumPy would warn or
+raise on (the interpreter does exactly that).
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from .codegen import Unsupported
+from .compiler import STATS, build
+from .graph_code import _ALIGN, MAX_VALUES, GraphCode, declined, sources
+from .runtime import background, enabled, started
+
+_DRIVER = """
+/* flags: 1 invalid, 2 divide, 4 overflow, 8 underflow */
+int FG_NAME(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
+  feclearexcept(FE_ALL_EXCEPT);
+  FG_NAME_graph(in, k, out, ws);
+  const int f = fetestexcept(FE_ALL_EXCEPT);
+  *flags = ((f & FE_INVALID) ? 1 : 0) | ((f & FE_DIVBYZERO) ? 2 : 0) | ((f & FE_OVERFLOW) ? 4 : 0)
+           | ((f & FE_UNDERFLOW) ? 8 : 0);
+  return 0;
+}
+"""
+_ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
+_SCALAR = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+
+
+class NativeStep:
+    """A step graph (inputs: its arrays' placeholders, then weak 0-d ones
+    for its Python scalars) compiled whole: ``step(values) -> results``."""
+
+    def __init__(self, graph):
+        self.code = GraphCode(graph, "FG_NAME_graph")
+        self.inputs = [(p.shape, p.dtype, p.weak) for p in graph.inputs]
+        self.outputs = [(o.shape, o.dtype) for o in graph.outputs]
+        self.source = "\n".join(["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>",
+                                 sources(self.code), _DRIVER])
+        self.fn = None
+
+    def bind(self, lib, name: str) -> "NativeStep":
+        fn = getattr(lib, name)
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.c_void_p] * 5
+        self.lib, self.fn = lib, fn
+        return self
+
+    def __call__(self, values: list) -> list | None:
+        arrays = []
+        for j, (v, (shape, dtype, weak)) in enumerate(zip(values, self.inputs)):
+            if weak:  # a Python scalar: as NumPy would hold it, if it fits where it goes
+                t = type(v)
+                if t not in _SCALAR or _SCALAR[t].kind != dtype.kind:
+                    return None
+                for code in self.code.weak_ints.get(j, ()):
+                    info = np.iinfo(np.dtype(code))
+                    if not info.min <= v <= info.max:
+                        return None
+                arrays.append(np.array(v, dtype))
+                continue
+            a = np.asarray(v)
+            if a.shape != shape or a.dtype != dtype or (j in self.code.c_inputs and not a.flags.c_contiguous):
+                return None
+            if not (a.flags.c_contiguous and a.flags.aligned):
+                a = np.ascontiguousarray(a) if a.ndim else a.copy()
+            arrays.append(a)
+        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        consts = [c.array if c.array.flags.c_contiguous else np.ascontiguousarray(c.array)
+                  for c in self.code.constants]
+        ws = np.empty(self.code.workspace + _ALIGN, np.uint8)
+        flags = ctypes.c_int64(0)
+        self.fn(_pointers(arrays), _pointers(consts), _pointers(outs), ws.ctypes.data + (-ws.ctypes.data) % _ALIGN,
+                ctypes.byref(flags))
+        if flags.value:
+            err = np.geterr()
+            if any(flags.value & bit and err[name] != "ignore" for bit, name in _ERR):
+                return None
+        STATS["steps"] += 1
+        return outs
+
+
+def _pointers(arrays: list):
+    return (ctypes.c_void_p * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
+
+
+def _make(graph) -> NativeStep | None:
+    if graph is None:
+        return None
+    try:
+        step = NativeStep(graph)
+    except Unsupported as e:
+        declined("an eager step", e)
+        return None
+    (built,) = build([step.source])
+    return None if built is None else step.bind(*built)
+
+
+def native_step(key, graph_of, elements: int):
+    """The step of structure ``key`` compiled whole, or None: too large (the
+    programs' threaded kernels win), it cannot be, or it is still compiling
+    in the background.  ``graph_of()`` gives its graph (None: it cannot be
+    native); it is called once, when the compile starts."""
+    if elements > MAX_VALUES or not enabled():
+        return None
+    key = ("step", key)
+    if started(key):
+        return background(key, None, wait=False)
+    graph = graph_of()
+    return background(key, lambda: _make(graph), wait=False)

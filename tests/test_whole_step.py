@@ -1,0 +1,142 @@
+"""Eager steps run as one native function (``native/whole_step.py``): NumPy
+programs with the import swapped, compared bit for bit with NumPy on the
+same code, checking that the steps did run natively."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import fgraph
+import fgraph.numpy as fnp
+from fgraph.engines.numpy_kernels.native import STATS, settle, toolchain, whole_step
+
+from budget import examples
+
+pytestmark = pytest.mark.skipif(toolchain() is None or not whole_step.enabled(), reason="no C compiler")
+
+
+def steps_run(program, *args):
+    """``program(fnp, 0.0, *args)`` after a warm-up on other data (its steps
+    compiled; the same data would find its values memoised), and how many
+    steps ran natively."""
+    fgraph.get_engine("numpy").programs.clear()
+    program(fnp, 0.5, *args)
+    settle()
+    before = STATS["steps"]
+    got = program(fnp, 0.0, *args)
+    return got, STATS["steps"] - before
+
+
+def heat(xp, shift, n, steps):
+    u = xp.zeros((n, n))
+    u[0, :] = 100.0 + shift
+    u[:, 0] = 50.0
+    deltas = []
+    for _ in range(steps):
+        old = u.copy()
+        u[1:-1, 1:-1] = old[1:-1, 1:-1] + 0.2 * (old[:-2, 1:-1] + old[2:, 1:-1] + old[1:-1, :-2]
+                                                 + old[1:-1, 2:] - 4 * old[1:-1, 1:-1])
+        deltas.append(float(xp.abs(u - old).max()))
+    return np.asarray(u), deltas
+
+
+def reaction(xp, shift, n, steps):
+    U, V = xp.ones((n, n)), xp.zeros((n, n))
+    U[n // 4:n // 2, n // 4:n // 2] = 0.5 + shift
+    V[n // 4:n // 2, n // 4:n // 2] = 0.25
+
+    def lap(Z):
+        return xp.roll(Z, 1, 0) + xp.roll(Z, -1, 0) + xp.roll(Z, 1, 1) + xp.roll(Z, -1, 1) - 4 * Z
+    mass = []
+    for _ in range(steps):
+        uvv = U * V * V
+        U += 0.16 * lap(U) - uvv + 0.035 * (1 - U)
+        V += 0.08 * lap(V) + uvv - 0.1 * V
+        mass.append(float(V.sum()))
+    return np.asarray(U), np.asarray(V), mass
+
+
+def adam(xp, shift, n, steps, dtype=np.float64):
+    x = xp.asarray(np.linspace(-1.0, 1.0 + shift, n).astype(dtype))
+    m, v = xp.zeros(n, dtype), xp.zeros(n, dtype)
+    losses = []
+    for t in range(1, steps + 1):
+        g = 2 * x - 0.5
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        x = x - 0.01 * (m / (1 - 0.9 ** t)) / (xp.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+        losses.append(float((x * x).sum()))
+    return np.asarray(x), losses
+
+
+@pytest.mark.parametrize("program, args", [(heat, (80, 12)), (reaction, (80, 10)), (adam, (5000, 12)),
+                                           (adam, (5000, 12, np.float32))])
+def test_numpy_programs_run_their_steps_natively_and_equal_numpy(program, args):
+    got, native = steps_run(program, *args)
+    want = program(np, 0.0, *args)
+    assert native >= args[1] - 2
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+def test_a_python_int_that_does_not_fit_raises_as_numpy_does():
+    def program(xp, shift, k):
+        x = xp.asarray(np.arange(5000, dtype=np.int32) + int(shift * 2))
+        out = []
+        for _ in range(4):
+            x = x + k
+            out.append(int(x[7]))
+        return out
+    got, native = steps_run(program, 3)
+    assert got == program(np, 0.0, 3) and native >= 2
+    with pytest.raises(OverflowError):
+        program(np, 0.0, 2 ** 40)
+    with pytest.raises(fgraph.FgraphError, match="out of bounds for int32"):  # (found as the node is built)
+        program(fnp, 0.0, 2 ** 40)
+
+
+def test_floating_point_warnings_as_numpy_gives_them():
+    def program(xp, shift):
+        x = xp.asarray(np.linspace(-1.0, 1.0 + shift, 5001))
+        out = []
+        for _ in range(4):
+            x = x / (x * 0.0) + 1.0
+            out.append(float(x[0]))
+        return out
+    steps_run(program)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = program(fnp, 0.0)
+    with np.errstate(all="ignore"):
+        want = program(np, 0.0)
+    np.testing.assert_array_equal(got, want)
+    assert any("invalid value" in str(w.message) for w in seen)
+
+
+_OPS = [lambda xp, x: x * 0.5 + 1.0, lambda xp, x: xp.abs(x) - 0.75, lambda xp, x: xp.maximum(x, -x * 2),
+        lambda xp, x: x[::-1] + x, lambda xp, x: xp.where(x > 0.5, x - 1.0, x * x), lambda xp, x: -x / 3.0,
+        lambda xp, x: xp.sqrt(xp.abs(x)), lambda xp, x: xp.roll(x, 3) - x]
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(ops=st.lists(st.integers(0, len(_OPS) - 1), min_size=1, max_size=4),
+       dtype=st.sampled_from([np.float64, np.float32]), seed=st.integers(0, 2 ** 16))
+def test_random_step_programs_equal_numpy(ops, dtype, seed):
+    x0 = np.random.default_rng(seed).normal(size=6000).astype(dtype)
+
+    def program(xp, shift):
+        x, fetched = xp.asarray(x0 + shift), []
+        for _ in range(5):
+            for op in ops:
+                x = _OPS[op](xp, x)
+            x[2] = x.max()  # (a fixed index: an index in the key would make each step new)
+            fetched.append(float(x.sum()))
+        return np.asarray(x), fetched
+    with np.errstate(all="ignore"):
+        (got, got_f), native = steps_run(program)
+        want, want_f = program(np, 0.0)
+    np.testing.assert_array_equal(got, want)
+    assert got_f == want_f
+    assert native >= 3
