@@ -204,7 +204,7 @@ class Node:
     """
 
     __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "concrete", "_hash", "_key2",
-                 "_known", "_pins", "_handle", "__weakref__")
+                 "_cparams", "_known", "_pins", "_handle", "__weakref__")
 
     def __new__(cls, op: str, params: tuple, inputs: tuple, shape: tuple, dtype: np.dtype,
                 weak: bool = False, name: str | None = None, where: tuple | None = None):
@@ -257,7 +257,9 @@ class Node:
         self._pins = pins
         self._handle = None
         self._hash = hash((op, params, ih, shape, dtype, weak))
-        self._key2 = hash((_SALT, op, canonical_params(params) if params else params, ih2, shape, dtype, weak))
+        # the params as keyed (kept: an evaluation step keys its structure by them too)
+        self._cparams = cp = canonical_params(params) if params else params
+        self._key2 = hash((_SALT, op, cp, ih2, shape, dtype, weak))
         self.__class__ = cls
         return self
 

@@ -383,7 +383,9 @@ def test_a_scalar_that_changes_every_step_shares_one_optimised_program():
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got, want)
     (entry,) = engine.programs._items.values()
-    assert len(entry.optimised) == 1
+    # one program for every value: optimised, or (a small step, a C compiler) compiled whole with the
+    # scalar a weak input
+    assert len(entry.optimised) == 1 or (entry.whole is not None and len(entry.optimised) <= 1)
 
 
 @pytest.mark.parametrize("scalar", [1.0, 0.0, -0.0, 1, True])

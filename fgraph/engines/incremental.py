@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
-from ..symbol import Known, Node, canonical_params, data_pins, handle_of, known_value, make_node, next_id
+from ..symbol import Known, Node, data_pins, handle_of, known_value, make_node, next_id
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program
@@ -109,8 +109,7 @@ class Step:
                 size = math.prod(node.shape)
                 if size > elements:
                     elements = size
-                params = node.params
-                shape_key.append((node.op, canonical_params(params) if params else params,
+                shape_key.append((node.op, node._cparams,
                                   tuple([index[id(j)] for j in ins]), node.shape, node.dtype, node.weak))
         roots_at = [index[id(r)] for r in roots]
         held = [k for k, n in enumerate(order) if handle_of(n) is not None and not n.weak]
