@@ -131,8 +131,11 @@ def test_the_page_is_self_contained_and_holds_every_section(made, tmp_path):
 
 
 def test_native_c_source_is_shown_when_the_expression_has_one(made):
+    from fgraph.engines.numpy_kernels import native
     from fgraph.show.kernel_source import fused_source
 
+    if not native.enabled():
+        pytest.skip("native kernels are disabled (FGRAPH_NATIVE=0): no C source to show")
     _, opt, _, _, _ = made
     fused = [n for n in opt.nodes() if n.op == "fused"]
     sources = [fused_source(n) for n in fused]
