@@ -16,6 +16,12 @@ from budget import examples
 pytestmark = pytest.mark.skipif(toolchain() is None or not whole_step.enabled(), reason="no C compiler")
 
 
+@pytest.fixture(autouse=True)
+def no_step_limit(monkeypatch):
+    """The tests before these in this process may have used up MAX_STEPS."""
+    monkeypatch.setattr(whole_step, "MAX_STEPS", 10 ** 9)
+
+
 def steps_run(program, *args):
     """``program(fnp, 0.0, *args)`` after a warm-up on other data (its steps
     compiled; the same data would find its values memoised), and how many
@@ -140,3 +146,10 @@ def test_random_step_programs_equal_numpy(ops, dtype, seed):
     np.testing.assert_array_equal(got, want)
     assert got_f == want_f
     assert native >= 3
+
+
+def test_compiles_stop_at_max_steps(monkeypatch):
+    monkeypatch.setattr(whole_step, "MAX_STEPS", whole_step._started[0])
+    got, native = steps_run(heat, 91, 6)  # (a size no other test compiled)
+    assert native == 0
+    np.testing.assert_array_equal(got[0], heat(np, 0.0, 91, 6)[0])

@@ -37,6 +37,10 @@ int FG_NAME(char *const *in, char *const *k, char *const *out, char *ws, int64_t
 }
 """
 _ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
+#: the most step structures compiled in a process: each costs a compiler run and stays loaded, and a
+#: program whose steps keep changing structure gains nothing from more
+MAX_STEPS = 256
+_started = [0]
 _SCALAR = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
 
 
@@ -119,5 +123,8 @@ def native_step(key, graph_of, elements: int):
     key = ("step", key)
     if started(key):
         return background(key, None, wait=False)
+    if _started[0] >= MAX_STEPS:
+        return None
+    _started[0] += 1
     graph = graph_of()
     return background(key, lambda: _make(graph), wait=False)
