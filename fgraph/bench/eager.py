@@ -531,6 +531,60 @@ def micro_costs(quick: bool) -> list[dict]:
             for name, f_np, f_fg in rows]
 
 
+def breakdown(quick: bool) -> list[dict]:
+    """Where an fgraph step's time goes, per program at 400 and 16,384
+    elements: evaluating (finding the step above the known values, then
+    running its program) and the rest (the program's own Python, building
+    the nodes, and small arrays computed as they are built).  ``rest``
+    alone against NumPy's whole step bounds the ratio any evaluation could
+    reach."""
+    from time import perf_counter as now
+
+    import fgraph.numpy as fnp
+    from ..engines import incremental, numpy_engine
+    from ..engines.numpy_kernels.native import settle
+
+    spent = {"walk": 0.0, "evaluate": 0.0}
+    step_init, evaluate = incremental.Step.__init__, numpy_engine.evaluate_step
+
+    def timed_init(self, roots, engine):
+        t0 = now()
+        step_init(self, roots, engine)
+        spent["walk"] += now() - t0
+
+    def timed_evaluate(roots, engine):
+        t0 = now()
+        try:
+            return evaluate(roots, engine)
+        finally:
+            spent["evaluate"] += now() - t0
+
+    rows = []
+    incremental.Step.__init__, numpy_engine.evaluate_step = timed_init, timed_evaluate
+    try:
+        for prog in PROGRAMS:
+            for size in (TINY, MEDIUM):
+                steps = prog.quick_steps if quick else prog.steps
+                prog.fn(fnp, size, steps, seed=7)  # warm: programs cached and compiled
+                settle()
+                spent.update(walk=0.0, evaluate=0.0)
+                t0 = now()
+                _, times = prog.fn(fnp, size, steps, seed=8)
+                total = now() - t0
+                t0 = now()
+                _, ntimes = prog.fn(numpy, size, steps, seed=8)
+                ntotal = now() - t0
+                n = len(times)
+                rest = total - spent["evaluate"]
+                rows.append({"program": prog.name, "size": size, "numpy_us": 1e6 * ntotal / len(ntimes),
+                             "fgraph_us": 1e6 * total / n, "step_walk_us": 1e6 * spent["walk"] / n,
+                             "run_us": 1e6 * (spent["evaluate"] - spent["walk"]) / n, "rest_us": 1e6 * rest / n,
+                             "rest_vs_numpy": (rest / n) / (ntotal / len(ntimes))})
+    finally:
+        incremental.Step.__init__, numpy_engine.evaluate_step = step_init, evaluate
+    return rows
+
+
 def main(quick: bool = False, out: str = "bench-results") -> int:
     repeats = 1 if quick else 3
     rows = []
@@ -539,6 +593,7 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
         for size in prog.sizes:
             rows.append(measure(prog, size, steps, repeats))
             print(f"  {prog.name} {size}: {rows[-1]['agree']}", file=sys.stderr, flush=True)
+    split = breakdown(quick)
     micro = micro_costs(quick)
     for r in micro:
         r["ratio"] = r["fgraph_us"] / r["numpy_us"]
@@ -559,10 +614,16 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
         for r in bad:
             print(f"!!!   {r['program']} size {r['size']}: {r['agree']}")
         print("!" * 78)
+    print("\nWhere fgraph's step time goes (microseconds a step): step_walk finds what a fetch computes, run runs "
+          "its program, rest is everything else (the program's own lines, building nodes, arrays under 1,024 "
+          "elements computed as they are built); rest_vs_numpy: that alone against NumPy's whole step")
+    print(table(split, ["program", "size", "numpy_us", "fgraph_us", "step_walk_us", "run_us", "rest_us",
+                        "rest_vs_numpy"]))
     print("\nMicro-costs (microseconds a call, best of 5 batches)")
     print(table(micro, ["operation", "numpy_us", "fgraph_us", "ratio"]))
     print("\nImport time in a fresh interpreter, less `python -c pass` (median of 5): "
           f"numpy {1e3 * imports['numpy_s']:.0f} ms, fgraph.numpy {1e3 * imports['fgraph.numpy_s']:.0f} ms "
           f"(interpreter start {1e3 * imports['python_start_s']:.0f} ms)")
-    print("saved", save("eager", out, {"rows": rows, "micro_costs": micro, "import": imports, "quick": quick}))
+    print("saved", save("eager", out, {"rows": rows, "micro_costs": micro, "breakdown": split, "import": imports,
+                                       "quick": quick}))
     return 1 if bad else 0
