@@ -51,7 +51,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 
 #: import statements of fgraph modules inside functions, in all of fgraph (see the module docstring)
-FUNCTION_LEVEL_CEILING = 105
+FUNCTION_LEVEL_CEILING = 103
 
 
 def _module_name(path: Path) -> str:

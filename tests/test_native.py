@@ -592,3 +592,15 @@ def test_a_trimmed_kernel_is_built_again(fresh_cache, monkeypatch):
     left = _libraries(fresh_cache / "native")
     assert len(left) == 1 and left != [lib]
     assert sorted(os.listdir(fresh_cache / "native")) == left + ["manifest.json"]  # the digests: no temporary left
+
+
+def test_one_expression_over_different_input_counts():
+    """A fused group may keep inputs its expression no longer reads: the
+    compiled chunk unpacks every input, so one expression over 1 and over 3
+    inputs must not share it (a cache keyed by the expression alone did)."""
+    from fgraph.engines.numpy_kernels.fused import run_fused
+
+    expr = (("negative", (-1,), (), np.dtype("float32")),)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for ins in ((x, np.ones(3, np.float32), 2.0), (x,), (x, x, x)):
+        np.testing.assert_array_equal(run_fused(*ins, expr=expr, shape=(2, 3), strategy="whole"), -x)

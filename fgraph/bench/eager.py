@@ -31,6 +31,10 @@ from time import perf_counter
 
 import numpy
 
+import fgraph.numpy as fnp
+
+from ..engines import incremental, numpy_engine
+from ..engines.numpy_kernels.native import settle
 from .report import environment, save, table
 from .timing import peak_bytes
 
@@ -433,8 +437,6 @@ def measure(prog: Program, size: int, steps: int, repeats: int) -> dict:
     warm-up cannot stand in for computing; compiled kernels stay warm), and
     a run of each under tracemalloc.  Every run's result is checked against
     NumPy's for the same seed."""
-    import fgraph.numpy as fnp
-
     row = {"program": prog.name, "size": size, "max_steps": steps}
     verdicts = []
     try:
@@ -509,8 +511,6 @@ def _per_call(fn, number: int, repeats: int = 5) -> float:
 
 def micro_costs(quick: bool) -> list[dict]:
     """Per-call cost of what every eager step does, fgraph against NumPy."""
-    import fgraph.numpy as fnp
-
     n = 200 if quick else 1000
     a = numpy.ones((100, 100))
     t = fnp.ones((100, 100))
@@ -538,12 +538,7 @@ def breakdown(quick: bool) -> list[dict]:
     the nodes, and small arrays computed as they are built).  ``rest``
     alone against NumPy's whole step bounds the ratio any evaluation could
     reach."""
-    from time import perf_counter as now
-
-    import fgraph.numpy as fnp
-    from ..engines import incremental, numpy_engine
-    from ..engines.numpy_kernels.native import settle
-
+    now = perf_counter
     spent = {"walk": 0.0, "evaluate": 0.0}
     step_init, evaluate = incremental.Step.__init__, numpy_engine.evaluate_step
 

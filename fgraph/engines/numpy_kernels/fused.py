@@ -214,11 +214,13 @@ def compiled(expr: tuple, n_inputs: int) -> Compiled:
     # by identity first: a program passes the same expr object every run, and
     # hashing a long nested tuple each call costs more than a small kernel
     hit = _by_id.get(id(expr))
-    if hit is not None and hit[0] is expr:
+    if hit is not None and hit[0] is expr and hit[1].n_inputs == n_inputs:
         return hit[1]
-    c = _compiled.get(expr)
+    # keyed by the inputs' count too: the generated function unpacks every input, and a group may
+    # have inputs its expression no longer reads (the same expression over 1 or 3 inputs)
+    c = _compiled.get((expr, n_inputs))
     if c is None:
-        c = _compiled[expr] = Compiled(expr, n_inputs)
+        c = _compiled[(expr, n_inputs)] = Compiled(expr, n_inputs)
     if len(_by_id) > 4096:
         _by_id.clear()
     _by_id[id(expr)] = (expr, c)  # (the expr held: its id cannot be reused while the entry lives)
