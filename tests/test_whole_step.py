@@ -153,3 +153,30 @@ def test_compiles_stop_at_max_steps(monkeypatch):
     got, native = steps_run(heat, 91, 6)  # (a size no other test compiled)
     assert native == 0
     np.testing.assert_array_equal(got[0], heat(np, 0.0, 91, 6)[0])
+
+
+_INT_OPS = [lambda xp, x: x * 3 + 1, lambda xp, x: x - (x > 5), lambda xp, x: xp.maximum(x, 7) - x[::-1],
+            lambda xp, x: xp.where(x % 2 == 0, x, -x), lambda xp, x: (x << 1) ^ x, lambda xp, x: xp.abs(x) & 1023,
+            lambda xp, x: x + x.sum() + x.max() - x.min()]
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(ops=st.lists(st.integers(0, len(_INT_OPS) - 1), min_size=1, max_size=4),
+       dtype=st.sampled_from([np.int64, np.int32]), seed=st.integers(0, 2 ** 16))
+def test_random_integer_step_programs_equal_numpy(ops, dtype, seed):
+    """Integers wrap as NumPy's do; sums, extremes and masks of them are exact."""
+    x0 = np.random.default_rng(seed).integers(-1000, 1000, size=5000).astype(dtype)
+
+    def program(xp, shift):
+        x, fetched = xp.asarray(x0 + int(shift * 2)), []
+        for _ in range(5):
+            for op in ops:
+                x = _INT_OPS[op](xp, x)
+            fetched.append((int(x.sum()), int((x > 0).sum()), bool((x < -10 ** 6).any())))
+        return np.asarray(x), fetched
+    (got, got_f), native = steps_run(program)
+    want, want_f = program(np, 0.0)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert got_f == want_f
+    assert native >= 2
