@@ -3,7 +3,6 @@ spare of the variable's size, copied in once the step has succeeded): when
 the planner does it, when it must not, and that results always equal the
 plain semantics (every new value computed from the old state, then all
 assigned at once).  tests/reliability/test_steps.py has the failures."""
-import time
 import tracemalloc
 
 import numpy as np
@@ -11,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from budget import examples
+from steady import run_until_settled
 
 import fgraph
 import fgraph.numpy as fnp
-from fgraph.engines.numpy_kernels import fused
 
 
 def _compile(outputs, updates, optimise=True):
@@ -49,16 +48,7 @@ def test_steady_state_step_allocates_no_more_than_its_outputs():
     loss = fnp.sum(fnp.tanh(x @ w) ** 2)
     exe = _compile(loss, fgraph.optim.adam([w], [fgraph.grad(loss, w)]))
     feed = rng.normal(size=(64, 512)).astype("float32")
-    before = set(fused._choice)
-    for _ in range(12):  # past the fused kernels' strategy trials
-        exe(x=feed)
-    ours = set(fused._choice) - before
-    for _ in range(400):  # native candidates compile in the background (longer on a cold kernel cache): until chosen
-        if all(isinstance(fused._choice[k], str) for k in ours):
-            break
-        time.sleep(0.005)
-        exe(x=feed)
-    assert all(isinstance(fused._choice[k], str) for k in ours), "the fused strategies never settled"
+    run_until_settled(lambda: exe(x=feed))
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
