@@ -16,7 +16,7 @@ import numpy as np
 import fgraph
 import fgraph.numpy as fnp
 
-from ..engines.numpy_kernels.native import settle
+from ..engines.numpy_kernels.native import STATS, graph_code, runtime, settle
 from .report import environment, save, table
 from .timing import best_of
 
@@ -173,6 +173,32 @@ def _add_jax(out, grids, tol, max_steps, W, U, h0, xs, targets, a) -> None:
     out[-1]["jax"] = lambda: newton(ja).block_until_ready()
 
 
+def size_limit(quick: bool = False) -> list[dict]:
+    """Newton's 30 steps (``fori_loop``) run whole in C against the compiled
+    programs (threaded kernels), by the number of values: the measurement
+    behind ``graph_code.MAX_VALUES``."""
+    rows = []
+    for n in (1 << 12, 1 << 14) if quick else (1 << 12, 1 << 14, 1 << 16, 1 << 18):
+        a = np.random.default_rng(0).uniform(0.1, 100.0, n)
+        pa = fnp.placeholder(a.shape, a.dtype, name="a")
+        exe = fgraph.compile(fgraph.optimise(fgraph.Graph(newton_fgraph(pa, 30))))
+        t = {}
+        for way, limit in (("native", max(n, graph_code.MAX_VALUES)), ("programs", 0)):
+            saved, graph_code.MAX_VALUES = graph_code.MAX_VALUES, limit
+            try:
+                runtime.forget_loops()  # (compiled again under this limit)
+                exe(a=a)
+                settle()
+                before = STATS["loops"]
+                t[way] = best_of({way: lambda: exe(a=a)}, 3 if quick else 7)[way]
+                assert (STATS["loops"] > before) == (way == "native")
+            finally:
+                graph_code.MAX_VALUES = saved
+        rows.append({"values": n, "native_ms": 1e3 * t["native"], "programs_ms": 1e3 * t["programs"],
+                     "native_vs_programs": t["native"] / t["programs"]})
+    return rows
+
+
 def main(quick: bool = False, out: str = "bench-results") -> int:
     rows = []
     for w in workloads(quick):
@@ -187,5 +213,9 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
     print(environment())
     print(table(rows, ["workload", "fgraph_ms", "numpy_ms", "jax_ms", "fgraph_vs_numpy", "fgraph_vs_jax",
                        "max_rel_diff"]))
-    print("saved", save("loops", out, {"rows": rows}))
+    limit = size_limit(quick)
+    print(f"\nA loop run whole in C against its compiled programs, by body size (Newton, 30 steps; loops run whole "
+          f"up to {graph_code.MAX_VALUES:,} values)")
+    print(table(limit, ["values", "native_ms", "programs_ms", "native_vs_programs"]))
+    print("saved", save("loops", out, {"rows": rows, "size_limit": limit}))
     return 0

@@ -99,6 +99,13 @@ def started(key) -> bool:
     return key in _kernels
 
 
+def forget_loops() -> None:
+    """Forget the loops and steps compiled whole (they are made again when
+    next met: a benchmark comparing sizes changes what may be native)."""
+    for key in [k for k in _kernels if k and k[0] in ("while_loop", "scan", "step")]:
+        del _kernels[key]
+
+
 def settle() -> None:
     """Wait for every compile under way (a benchmark times steady state)."""
     for k in list(_kernels.values()):
