@@ -34,8 +34,8 @@ from ....symbol import topological
 from .codegen import Plan, Unsupported, _CTYPE, _code, _ok, _runtime_dtype, _Val
 
 #: the most elements of any value run natively (``python -m fgraph.bench loops`` measures it, 2 cores):
-#: Newton's 30 steps run whole took 0.48x the compiled programs' time on 65,536 values and 1.29x on
-#: 262,144, where the programs' kernels share the work among threads
+#: Newton's 30 steps run whole took 0.44-0.48x the compiled programs' time on 65,536 values and
+#: 0.85-1.29x (five runs) on 262,144, where the programs' kernels share the work among threads
 MAX_VALUES = 1 << 16
 
 _VIEWS = frozenset(("slice", "slice_axis", "transpose", "broadcast_to", "reshape"))
