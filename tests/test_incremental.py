@@ -538,3 +538,26 @@ def test_a_step_structure_seen_once_is_not_kept():
     for _ in range(2):  # the same structure twice (large enough not to be computed as it is built)
         np.asarray(big * 3.0 + 1.0)
     assert len(engine.programs) == kept + 1
+
+
+def test_a_race_keeps_the_faster_program():
+    """A large step compiled whole races the optimised program: each is
+    timed on its first calls (the best of three), then only the faster runs."""
+    import time
+
+    from fgraph.engines.incremental import _Race
+
+    calls = []
+
+    def program(name, delay):
+        def run(values):
+            calls.append(name)
+            time.sleep(delay)
+            return [values[0] + 1]
+        return run
+
+    race = _Race(program("whole", 0.004), program("optimised", 0.0))
+    results = [race([k])[0] for k in range(10)]
+    assert results == list(range(1, 11))  # every call's own result, whoever ran it
+    assert calls[:6].count("whole") == 3 and calls[:6].count("optimised") == 3
+    assert calls[6:] == ["optimised"] * 4

@@ -179,8 +179,8 @@ class GraphCode:
     constants' (``constants``, in order), ``out`` its results' buffers,
     ``ws`` ``workspace`` bytes for the values it stores a trip."""
 
-    def __init__(self, graph, name: str):
-        self.graph, self.name = graph, name
+    def __init__(self, graph, name: str, max_values: int = MAX_VALUES):
+        self.graph, self.name, self.max_values = graph, name, max_values
         order = topological(graph.outputs)
         self.order = order
         self._inputs = inputs = {id(p): j for j, p in enumerate(graph.inputs)}
@@ -214,8 +214,8 @@ class GraphCode:
                 continue
             elif id(n) in first:
                 self._home(n, k, f"out[{first[id(n)]}]")
-            elif n.op in _REDUCTIONS or n.op in ("setitem", "fused_reduce", "concatenate") or id(n) in in_memory or (
-                    n.op not in _VIEWS and uses.get(id(n), 0) > 1):
+            elif n.op in _REDUCTIONS or n.op in ("setitem", "fused_reduce") or id(n) in in_memory or (
+                    n.op not in _VIEWS and uses.get(id(n), 0) > 1) or (n.op == "concatenate" and not self._reads(n)):
                 self._home(n, k, f"ws + {self.workspace}")
                 self.workspace += -(-n.nbytes // _ALIGN) * _ALIGN
         if any(n.op == "reshape" and id(n.inputs[0]) not in self.home for n in order):
@@ -232,7 +232,7 @@ class GraphCode:
     def _check(self, n):
         if n.op != "literal" and not _ok(n.dtype):
             raise Unsupported(f"{n.op} gives {n.dtype}")
-        if n.size > MAX_VALUES:
+        if n.size > self.max_values:
             raise Unsupported(f"{n.op} has {n.size} elements (threaded kernels win)")
         if n.op == "placeholder" and n.weak and (n.shape != () or n.dtype.kind not in _WEAK):
             raise Unsupported(f"a weak input of {n.dtype}{list(n.shape)}")
@@ -281,6 +281,17 @@ class GraphCode:
             raise Unsupported(f"{kind} of nothing (NumPy raises)")
         return kind, axes, bool(n.param("keepdims")), shape
 
+    def _reads(self, n) -> bool:
+        """Whether every piece of concatenate ``n`` is a plain read (views of
+        a leaf or of a stored value): then it is read in place, each element
+        from its piece (``np.roll`` stores nothing), not stored first."""
+        for x in n.inputs:
+            while x.op in _VIEWS and x.op != "reshape":
+                x = x.inputs[0]
+            if not (x.op in ("placeholder", "constant") or id(x) in self.home):
+                return False
+        return True
+
     def _home(self, n, k, where, const=False):
         name, ct = f"m{k}", ("const " if const else "") + _CTYPE[_code(n.dtype)]
         # restrict: no two pointers here share memory that is written (inputs are only read, and every
@@ -325,6 +336,15 @@ class GraphCode:
                 memo[key] = el.read(text, kind, literal=v)
                 stack.pop()
                 continue
+            if n.op == "concatenate":
+                deps = self._pieces(n, ix)
+                todo = [d for d in deps if (id(d[0]), d[1]) not in memo]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                memo[key] = self._pick(el, n, ix, [memo[(id(x), i)] for x, i in deps])
+                stack.pop()
+                continue
             deps = self._operands(n, ix)
             todo = [d for d in deps if (id(d[0]), d[1]) not in memo]
             if todo:
@@ -352,6 +372,31 @@ class GraphCode:
             return [(x, _broadcast(idx, x.shape, n.shape))]
         shape = n.param("shape") if n.op == "fused" else n.shape
         return [(x, _broadcast(idx, x.shape, shape)) for x in n.inputs]
+
+    @staticmethod
+    def _pieces(n, idx: tuple) -> list:
+        """(piece, index) of an inline concatenate's element ``idx``: every
+        piece, read at the index clamped into it (each read stays in bounds;
+        ``_pick`` keeps the one in range)."""
+        axis, at, out = n.param("axis"), 0, []
+        for x in n.inputs:
+            d = x.shape[axis]
+            i = f"FG_CLAMP({idx[axis]} - {at}, {d - 1})" if len(n.inputs) > 1 else idx[axis]
+            out.append((x, idx[:axis] + (i,) + idx[axis + 1:]))
+            at += d
+        return out
+
+    @staticmethod
+    def _pick(el: _Element, n, idx: tuple, values: list) -> _Val:
+        axis, ends, at = n.param("axis"), [], 0
+        for x in n.inputs[:-1]:
+            at += x.shape[axis]
+            ends.append(at)
+        expr = f"{{{len(values) - 1}}}"
+        for k in reversed(range(len(ends))):  # piece k where idx < its end (the ends ascend)
+            expr = f"({idx[axis]} < {ends[k]} ? {{{k}}} : {expr})"
+        v = _Val("inline", n.dtype, expr=expr, args=tuple(values))
+        return el._add(v)
 
     def _apply(self, el: _Element, n, args: list) -> _Val:
         if n.op in _VIEWS:
@@ -545,7 +590,8 @@ def declined(what: str, e: Unsupported) -> None:
 def sources(*codes: GraphCode) -> str:
     """The C of ``codes``, after the helpers they use (each once)."""
     helpers = sorted(set().union(*(c.helpers for c in codes)))
-    return "\n".join([_PAIRWISE.replace("T", ct) for ct in helpers] + [c.source() for c in codes])
+    clamp = "#define FG_CLAMP(i, hi) ((i) < 0 ? 0 : (i) > (hi) ? (hi) : (i))"
+    return "\n".join([clamp] + [_PAIRWISE.replace("T", ct) for ct in helpers] + [c.source() for c in codes])
 
 
 #: NumPy's pairwise summation (``pairwise_sum`` in its loops_utils.h), the same additions in the same order:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .codegen import Unsupported
 from .compiler import STATS, build
-from .graph_code import _ALIGN, MAX_VALUES, GraphCode, declined, sources
+from .graph_code import _ALIGN, GraphCode, declined, sources
 from .runtime import background, enabled, started
 
 _DRIVER = """
@@ -37,6 +37,9 @@ int FG_NAME(char *const *in, char *const *k, char *const *out, char *ws, int64_t
 }
 """
 _ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
+#: the largest arrays a step compiled whole may hold (larger: the programs' threaded kernels); between
+#: 65,536 elements and this, incremental evaluation times it against the optimised program
+MAX_VALUES = 1 << 22
 #: the most step structures compiled in a process: each costs a compiler run and stays loaded, and a
 #: program whose steps keep changing structure gains nothing from more
 MAX_STEPS = 256
@@ -49,7 +52,7 @@ class NativeStep:
     for its Python scalars) compiled whole: ``step(values) -> results``."""
 
     def __init__(self, graph):
-        self.code = GraphCode(graph, "FG_NAME_graph")
+        self.code = GraphCode(graph, "FG_NAME_graph", max_values=MAX_VALUES)
         self.inputs = [(p.shape, p.dtype, p.weak) for p in graph.inputs]
         self.outputs = [(o.shape, o.dtype) for o in graph.outputs]
         self.source = "\n".join(["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>",
