@@ -181,3 +181,19 @@ def test_random_integer_step_programs_equal_numpy(ops, dtype, seed):
     np.testing.assert_array_equal(got, want)
     assert got_f == want_f
     assert native >= 2
+
+
+def test_a_filled_array_read_twice_is_stored_and_runs_whole():
+    def program(xp, shift):
+        x, out = xp.asarray(np.linspace(0.0, 1.0 + shift, 6000)), []
+        for _ in range(8):
+            grad = xp.zeros_like(x)
+            grad[:-1] = x[1:] - x[:-1]
+            base = xp.ones_like(x)  # read twice below: stored, not computed where read
+            x = x - 0.1 * grad + base * 0.5 - base[::-1] * 0.25
+            out.append(float(x.sum()))
+        return np.asarray(x), out
+    (got, got_f), native = steps_run(program)
+    want, want_f = program(np, 0.0)
+    np.testing.assert_array_equal(got, want)
+    assert got_f == want_f and native >= 4

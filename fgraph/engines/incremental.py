@@ -40,6 +40,10 @@ from .program import Program
 OPTIMISE_MIN_ELEMENTS = 1 << 15
 #: programs kept per engine
 PROGRAM_CACHE_SIZE = 512
+#: a structure is compiled whole once it came back this many times: a compile takes 0.1-0.5 s of a
+#: core, and steps whose shapes hold a mask's count come back only a few times each (the eager
+#: bench compiled 256 structures in four small programs when it was 1)
+WHOLE_AFTER_HITS = 6
 #: steps up to this many elements run compiled whole once they can (measured faster than the programs
 #: at every size up to it); larger ones race the optimised program (``_Race``)
 WHOLE_SURE_ELEMENTS = 1 << 16
@@ -297,10 +301,11 @@ class _Entry:
     program for literal values seen more than once, and the engine's whole
     step (``whole``: once asked for, while it compiles or where it cannot be)."""
 
-    __slots__ = ("interpreted", "seen", "optimised", "whole", "races")
+    __slots__ = ("interpreted", "seen", "optimised", "whole", "races", "hits")
 
     def __init__(self, program: StepProgram):
         self.interpreted = program
+        self.hits = 0
         self.seen: dict = {}  # literal values -> runs so far
         self.optimised: dict = {}  # literal values -> StepProgram
         self.whole = None
@@ -416,8 +421,11 @@ class ProgramCache:
     @staticmethod
     def _whole(entry: "_Entry", step: Step, engine) -> "_Whole | None":
         """The step compiled whole by its engine, once it is ready (asked for
-        from the third sight on), or None."""
+        once the structure came back ``WHOLE_AFTER_HITS`` times), or None."""
         if engine.whole_step is None:
+            return None
+        entry.hits += 1
+        if entry.hits < WHOLE_AFTER_HITS:
             return None
         if not isinstance(entry.whole, _Whole):
             native = engine.whole_step(step.key, lambda: _whole_graph(step), step.elements)

@@ -401,6 +401,8 @@ class GraphCode:
     def _apply(self, el: _Element, n, args: list) -> _Val:
         if n.op in _VIEWS:
             return args[0]
+        if n.op in _FILLED:  # (stored: read twice)
+            return el.read(self._fill_value(n), n.dtype)
         if n.op == "fused":
             return self._expression(el, n.param("expr"), args)
         return el._op(n.op, args, dict(n.params), n.dtype)

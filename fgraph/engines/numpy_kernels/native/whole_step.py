@@ -42,7 +42,7 @@ _ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
 MAX_VALUES = 1 << 22
 #: the most step structures compiled in a process: each costs a compiler run and stays loaded, and a
 #: program whose steps keep changing structure gains nothing from more
-MAX_STEPS = 256
+MAX_STEPS = 1024
 _started = [0]
 _SCALAR = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
 
