@@ -27,8 +27,8 @@ def steps_run(program, *args):
     compiled; the same data would find its values memoised), and how many
     steps ran natively."""
     fgraph.get_engine("numpy").programs.clear()
-    for shift in (0.5, 0.25):  # (twice: values the first run memoised start the second from other steps)
-        program(fnp, shift, *args)
+    for shift in (0.5, 0.25, 0.125):  # (values a run memoised start the next from other steps: a few runs
+        program(fnp, shift, *args)     # until every structure came back the six times that compile it)
         settle()
     before = STATS["steps"]
     got = program(fnp, 0.0, *args)
