@@ -332,3 +332,13 @@ def test_memory_stays_flat_in_the_trip_count():
         assert STATS["loops"] == before + 1 and int(got[1]) == n
     # a value kept per trip would be 2,000 x 12.8 kB; the two runs peak alike (within a carry)
     assert peaks[1] <= peaks[0] + u0.nbytes, peaks
+
+
+def test_the_size_limit_measurement_runs_both_ways():
+    """``python -m fgraph.bench loops`` sets MAX_VALUES both ways to time a loop natively and as
+    programs (it asserts which way each ran); a limit read when the class was made broke it once."""
+    from fgraph.bench import loops
+
+    rows = loops.size_limit(quick=True)
+    assert [r["values"] for r in rows] == [1 << 12, 1 << 14]
+    assert all(r["native_ms"] > 0 and r["programs_ms"] > 0 for r in rows)

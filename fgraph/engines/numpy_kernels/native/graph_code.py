@@ -179,8 +179,10 @@ class GraphCode:
     constants' (``constants``, in order), ``out`` its results' buffers,
     ``ws`` ``workspace`` bytes for the values it stores a trip."""
 
-    def __init__(self, graph, name: str, max_values: int = MAX_VALUES):
-        self.graph, self.name, self.max_values = graph, name, max_values
+    def __init__(self, graph, name: str, max_values: int | None = None):
+        # (MAX_VALUES read now, not when the class was made: a benchmark varies it)
+        self.graph, self.name = graph, name
+        self.max_values = MAX_VALUES if max_values is None else max_values
         order = topological(graph.outputs)
         self.order = order
         self._inputs = inputs = {id(p): j for j, p in enumerate(graph.inputs)}
