@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from budget import examples
+from steady import run_until_settled
 
 import fgraph
 import fgraph.nn as nn
@@ -289,8 +290,7 @@ def test_steady_state_conv_runs_allocate_no_more_than_the_outputs():
         h = nn.max_pool2d(h, 3, 1, 1) if o == 8 else nn.avg_pool2d(h, 3, 1, 1) if s == 2 else h
     exe = fgraph.compile(fgraph.optimise(fgraph.Graph([h.sum(axis=(2, 3)), h[:, :2]])))
     xv = rng.random((2, 3, 64, 64), dtype=np.float32)
-    for _ in range(20):
-        exe(x=xv)  # strategies settled, pools made
+    run_until_settled(lambda: exe(x=xv), warm=20)  # strategies chosen (their trials allocate scratch), pools made
     runs = []
     peak = peak_bytes(lambda: runs.append(exe(x=xv)))
     outs = runs[0]
