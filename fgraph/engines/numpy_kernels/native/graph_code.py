@@ -592,10 +592,45 @@ def declined(what: str, e: Unsupported) -> None:
 
 
 def sources(*codes: GraphCode) -> str:
-    """The C of ``codes``, after the helpers they use (each once)."""
+    """The C of ``codes``, after the headers and helpers they use (each once)."""
     helpers = sorted(set().union(*(c.helpers for c in codes)))
-    clamp = "#define FG_CLAMP(i, hi) ((i) < 0 ? 0 : (i) > (hi) ? (hi) : (i))"
-    return "\n".join([clamp] + [_PAIRWISE.replace("T", ct) for ct in helpers] + [c.source() for c in codes])
+    return "\n".join(_PRELUDE + [_PAIRWISE.replace("T", ct) for ct in helpers] + [c.source() for c in codes])
+
+
+_PRELUDE = ["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>",
+            "#define FG_CLAMP(i, hi) ((i) < 0 ? 0 : (i) > (hi) ? (hi) : (i))",
+            "/* the IEEE flags fetestexcept gave, as runtime.numpy_reports reads them */",
+            "#define FG_IEEE(f) (((f) & FE_INVALID ? 1 : 0) | ((f) & FE_DIVBYZERO ? 2 : 0) "
+            "| ((f) & FE_OVERFLOW ? 4 : 0) | ((f) & FE_UNDERFLOW ? 8 : 0))"]
+
+
+# ---------------------------------------------------------------- calling a GraphCode's function
+
+def operand(x, shape: tuple, dtype, c_order: bool):
+    """``x`` as the generated code reads it (C-contiguous, aligned), or
+    None: not the shape and dtype compiled, or not in C order where a float
+    sum depends on that (``c_order``: its index is in ``c_inputs``)."""
+    a = np.asarray(x)
+    if a.shape != shape or a.dtype != dtype or (c_order and not a.flags.c_contiguous):
+        return None
+    if not (a.flags.c_contiguous and a.flags.aligned):
+        a = np.ascontiguousarray(a) if a.ndim else a.copy()
+    return a
+
+
+def constant_arrays(code: GraphCode) -> list:
+    """The data of ``code``'s constants, as its ``k`` pointers read it."""
+    out = []
+    for c in code.constants:
+        a = c.array
+        out.append(a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a))
+    return out
+
+
+def workspace(nbytes: int):
+    """(buffer, its first address aligned to ``_ALIGN``) for ``nbytes`` of workspace."""
+    ws = np.empty(nbytes + _ALIGN, np.uint8)
+    return ws, ws.ctypes.data + (-ws.ctypes.data) % _ALIGN
 
 
 #: NumPy's pairwise summation (``pairwise_sum`` in its loops_utils.h), the same additions in the same order:

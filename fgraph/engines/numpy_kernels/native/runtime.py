@@ -210,6 +210,21 @@ _LIMITS = {"i4": (-2 ** 31, 2 ** 31 - 1), "i8": (-2 ** 63, 2 ** 63 - 1), "f4": (
 _ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
 
 
+def numpy_reports(flags: int) -> bool:
+    """Whether NumPy, under ``np.geterr()``, would warn or raise on the IEEE
+    ``flags`` native code raised (1 invalid, 2 divide, 4 overflow, 8
+    underflow): the caller then runs NumPy's way, which does exactly that."""
+    if not flags:
+        return False
+    err = np.geterr()
+    return any(flags & bit and err[name] != "ignore" for bit, name in _ERR)
+
+
+def pointers(arrays: list):
+    """The arrays' data addresses as a C array of pointers."""
+    return (ctypes.c_void_p * max(1, len(arrays)))(*[x.ctypes.data for x in arrays])
+
+
 def _operands(ins, shape):
     """(arrays, signature, layout) of inputs as the C code takes them, or a
     reason string: Python scalars become 0-d arrays (bool, int64, float64),
@@ -303,7 +318,7 @@ def run(expr: tuple, ins, out: np.ndarray, threads: int = 1, wait: bool = True) 
         STATS["declined"] += 1
         return False
     k, arrays, dims, nd, st = got
-    ptrs = (ctypes.c_void_p * max(1, len(arrays)))(*[x.ctypes.data for x in arrays])
+    ptrs = pointers(arrays)
     ctl = (ctypes.c_int64 * 4)()
     args = (ptrs, out.ctypes.data, dims, nd, st, k.table, ctl)
     blocks = -(-dims[nd - 1] // k.block) * (out.size // dims[nd - 1])
@@ -315,11 +330,9 @@ def run(expr: tuple, ins, out: np.ndarray, threads: int = 1, wait: bool = True) 
     k.fn(*args, 1)
     STATS["runs"] += 1
     flags, failed = ctl[2], ctl[3]
-    if failed or flags:
-        err = np.geterr()
-        if failed or any(flags & bit and err[name] != "ignore" for bit, name in _ERR):
-            STATS["reruns"] += 1
-            return False
+    if failed or numpy_reports(flags):
+        STATS["reruns"] += 1
+        return False
     return True
 
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from .codegen import Unsupported
 from .compiler import STATS, build
-from .graph_code import _ALIGN, GraphCode, declined, sources
-from .runtime import background, enabled
+from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
+from .runtime import background, enabled, numpy_reports, pointers
 
 #: trips per native call: between calls Python runs, so Ctrl-C stops an endless loop
 TRIPS_PER_CALL_VALUES = 1 << 24
@@ -55,9 +55,7 @@ int FG_NAME(char *const *init, char *const *consts, char *const *kc, char *const
     n++;
   }
   st[0] += n;
-  const int f = fetestexcept(FE_ALL_EXCEPT);
-  st[3] |= ((f & FE_INVALID) ? 1 : 0) | ((f & FE_DIVBYZERO) ? 2 : 0) | ((f & FE_OVERFLOW) ? 4 : 0)
-           | ((f & FE_UNDERFLOW) ? 8 : 0);
+  st[3] |= FG_IEEE(fetestexcept(FE_ALL_EXCEPT));
   return 0;
 }
 """
@@ -84,10 +82,8 @@ int FG_NAME(char *const *init, char *const *xs, char *const *consts, char *const
     st[0]++;
     n++;
   }
-""" + _DRIVER[_DRIVER.index("  const int f = fetestexcept"):]
+""" + _DRIVER[_DRIVER.index("  st[3] |= FG_IEEE"):]
 
-_ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
-_HEADER = ["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>"]
 
 
 class _Loop:
@@ -98,8 +94,8 @@ class _Loop:
     step: GraphCode
     n_carry: int
 
-    def _sizes(self, step) -> None:
-        self.inputs = [(p.shape, p.dtype) for p in step.inputs]
+    def _sizes(self, graph) -> None:
+        self.inputs = [(p.shape, p.dtype) for p in graph.inputs]
         stored = sum(n.size for n in self.step.order if id(n) in self.step.home) + 1
         self.limit = max(1, TRIPS_PER_CALL_VALUES // stored)  # trips a call
         self.fn = None
@@ -112,30 +108,24 @@ class _Loop:
         return self
 
     def _operands(self, values) -> list | None:
-        """The inputs as C reads them (contiguous, aligned), or None: not as
-        compiled, or not in C order where a float sum depends on that."""
+        """The inputs as C reads them, or None (see :func:`.graph_code.operand`)."""
         arrays = []
         for j, (x, (shape, dtype)) in enumerate(zip(values, self.inputs)):
-            a = np.asarray(x)
-            if a.shape != shape or a.dtype != dtype or (j in self.c_inputs and not a.flags.c_contiguous):
+            a = operand(x, shape, dtype, j in self.c_inputs)
+            if a is None:
                 return None
-            if not (a.flags.c_contiguous and a.flags.aligned):
-                a = np.ascontiguousarray(a) if a.ndim else a.copy()
             arrays.append(a)
         return arrays
 
     def _buffers(self):
-        """The carries' two buffer sets, and the workspace (aligned) with its address."""
+        """The carries' two buffer sets, and the workspace with its aligned address."""
         sets = [np.empty(shape, dtype) for _ in range(2) for shape, dtype in self.inputs[:self.n_carry]]
-        ws = np.empty(self.workspace + _ALIGN, np.uint8)
-        return sets, ws, ws.ctypes.data + (-ws.ctypes.data) % _ALIGN
+        return (sets, *workspace(self.workspace))
 
     def _carries(self, st, init: list, sets: list) -> list | None:
         """The final carries, or None when the work raised flags NumPy would warn or raise on."""
-        if st[3]:
-            err = np.geterr()
-            if any(st[3] & bit and err[name] != "ignore" for bit, name in _ERR):
-                return None
+        if numpy_reports(st[3]):
+            return None
         STATS["loops"] += 1
         nc = self.n_carry
         return init if st[2] < 0 else sets[st[2] * nc:(st[2] + 1) * nc]
@@ -155,7 +145,7 @@ class NativeWhile(_Loop):
         self.c_inputs = self.step.c_inputs | {j if j < n_carry else len(step.inputs) - n_cond + j - n_carry
                                               for j in self.cond.c_inputs}
         sizes = {"NIN": len(step.inputs), "NC": n_carry, "NCC": len(cond.inputs) - n_carry}
-        self.source = "\n".join(_HEADER + [f"#define {k} {v}" for k, v in sizes.items()] +
+        self.source = "\n".join([f"#define {k} {v}" for k, v in sizes.items()] +
                                 [sources(self.cond, self.step), _DRIVER])
 
     def bind(self, lib, name: str) -> "NativeWhile":
@@ -171,8 +161,9 @@ class NativeWhile(_Loop):
             return None
         sets, ws, ws_at = self._buffers()
         st = (ctypes.c_int64 * 4)(0, -1, -1, 0)
-        args = (_pointers(arrays[:nc]), _pointers(arrays[nc:]), _pointers(_data(self.cond.constants)),
-                _pointers(_data(self.step.constants)), _pointers(sets), ws_at, st, self.limit)
+        kc, ks = constant_arrays(self.cond), constant_arrays(self.step)  # (held through the calls)
+        args = (pointers(arrays[:nc]), pointers(arrays[nc:]), pointers(kc), pointers(ks), pointers(sets), ws_at, st,
+                self.limit)
         while True:
             self.fn(*args)
             if not st[1]:
@@ -195,7 +186,7 @@ class NativeScan(_Loop):
                                                                                           body.outputs[n_carry:]]}
         sizes = {"NIN": len(body.inputs), "NC": n_carry, "NX": n_xs, "NY": len(self.ys), "REVERSE": int(reverse),
                  **{k: ", ".join(map(str, v + [0])) for k, v in rows.items()}}
-        self.source = "\n".join(_HEADER + [f"#define {k} {v}" for k, v in sizes.items()] +
+        self.source = "\n".join([f"#define {k} {v}" for k, v in sizes.items()] +
                                 [sources(self.step), _SCAN_DRIVER])
 
     def bind(self, lib, name: str) -> "NativeScan":
@@ -217,25 +208,13 @@ class NativeScan(_Loop):
         ys = [np.empty((length,) + shape, dtype) for shape, dtype in self.ys]
         sets, ws, ws_at = self._buffers()
         st = (ctypes.c_int64 * 4)(0, 0, -1, 0)
-        args = (_pointers(arrays[:nc]), _pointers(rows), _pointers(arrays[nc + nx:]),
-                _pointers(_data(self.step.constants)), _pointers(sets), _pointers(ys), ws_at, st, length,
-                self.limit)
+        ks = constant_arrays(self.step)  # (held through the calls: a copy made there has no other owner)
+        args = (pointers(arrays[:nc]), pointers(rows), pointers(arrays[nc + nx:]), pointers(ks), pointers(sets),
+                pointers(ys), ws_at, st, length, self.limit)
         while st[0] < length:
             self.fn(*args)
         carries = self._carries(st, arrays[:nc], sets)
         return None if carries is None else (carries, ys)
-
-
-def _data(constants: list) -> list:
-    out = []
-    for c in constants:
-        a = c.array
-        out.append(a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a))
-    return out
-
-
-def _pointers(arrays: list):
-    return (ctypes.c_void_p * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
 
 
 def _built(loop: _Loop) -> _Loop | None:

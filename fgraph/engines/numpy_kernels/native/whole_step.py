@@ -22,21 +22,17 @@ import numpy as np
 
 from .codegen import Unsupported
 from .compiler import STATS, build
-from .graph_code import _ALIGN, GraphCode, declined, sources
-from .runtime import background, enabled, started
+from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
+from .runtime import background, enabled, numpy_reports, pointers, started
 
 _DRIVER = """
-/* flags: 1 invalid, 2 divide, 4 overflow, 8 underflow */
 int FG_NAME(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
   feclearexcept(FE_ALL_EXCEPT);
   FG_NAME_graph(in, k, out, ws);
-  const int f = fetestexcept(FE_ALL_EXCEPT);
-  *flags = ((f & FE_INVALID) ? 1 : 0) | ((f & FE_DIVBYZERO) ? 2 : 0) | ((f & FE_OVERFLOW) ? 4 : 0)
-           | ((f & FE_UNDERFLOW) ? 8 : 0);
+  *flags = FG_IEEE(fetestexcept(FE_ALL_EXCEPT));
   return 0;
 }
 """
-_ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
 #: the largest arrays a step compiled whole may hold (larger: the programs' threaded kernels); between
 #: 65,536 elements and this, incremental evaluation times it against the optimised program
 MAX_VALUES = 1 << 22
@@ -55,8 +51,7 @@ class NativeStep:
         self.code = GraphCode(graph, "FG_NAME_graph", max_values=MAX_VALUES)
         self.inputs = [(p.shape, p.dtype, p.weak) for p in graph.inputs]
         self.outputs = [(o.shape, o.dtype) for o in graph.outputs]
-        self.source = "\n".join(["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>",
-                                 sources(self.code), _DRIVER])
+        self.source = "\n".join([sources(self.code), _DRIVER])
         self.fn = None
 
     def bind(self, lib, name: str) -> "NativeStep":
@@ -79,29 +74,19 @@ class NativeStep:
                         return None
                 arrays.append(np.array(v, dtype))
                 continue
-            a = np.asarray(v)
-            if a.shape != shape or a.dtype != dtype or (j in self.code.c_inputs and not a.flags.c_contiguous):
+            a = operand(v, shape, dtype, j in self.code.c_inputs)
+            if a is None:
                 return None
-            if not (a.flags.c_contiguous and a.flags.aligned):
-                a = np.ascontiguousarray(a) if a.ndim else a.copy()
             arrays.append(a)
         outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
-        consts = [c.array if c.array.flags.c_contiguous else np.ascontiguousarray(c.array)
-                  for c in self.code.constants]
-        ws = np.empty(self.code.workspace + _ALIGN, np.uint8)
+        ws, ws_at = workspace(self.code.workspace)
+        consts = constant_arrays(self.code)  # (held through the call: a copy made there has no other owner)
         flags = ctypes.c_int64(0)
-        self.fn(_pointers(arrays), _pointers(consts), _pointers(outs), ws.ctypes.data + (-ws.ctypes.data) % _ALIGN,
-                ctypes.byref(flags))
-        if flags.value:
-            err = np.geterr()
-            if any(flags.value & bit and err[name] != "ignore" for bit, name in _ERR):
-                return None
+        self.fn(pointers(arrays), pointers(consts), pointers(outs), ws_at, ctypes.byref(flags))
+        if numpy_reports(flags.value):
+            return None
         STATS["steps"] += 1
         return outs
-
-
-def _pointers(arrays: list):
-    return (ctypes.c_void_p * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
 
 
 def _make(graph) -> NativeStep | None:
