@@ -41,8 +41,8 @@ OPTIMISE_MIN_ELEMENTS = 1 << 15
 #: programs kept per engine
 PROGRAM_CACHE_SIZE = 512
 #: a structure is compiled whole once it came back this many times: a compile takes 0.1-0.5 s of a
-#: core, and steps whose shapes hold a mask's count come back only a few times each (the eager
-#: bench compiled 256 structures in four small programs when it was 1)
+#: core, and steps whose shapes hold a mask's count come back only a few times each (compiling at
+#: the first hit, the eager bench compiled 256 structures in its first four small programs)
 WHOLE_AFTER_HITS = 6
 #: steps up to this many elements run compiled whole once they can (measured faster than the programs
 #: at every size up to it); larger ones race the optimised program (``_Race``)
