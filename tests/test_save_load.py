@@ -232,6 +232,8 @@ def _extra_cases():
     from fgraph.ops.elementwise import make_complex
     from fgraph.ops.indexing import scatter_add
     from fgraph.ops.movement import _slice
+    from fgraph.symbol import make_node
+    from fgraph.tensor import literal_node
 
     s = (lambda a: a @ a.T + 3 * np.eye(3))(r(3, 3))
 
@@ -271,7 +273,10 @@ def _extra_cases():
                 scatter_add(a[:, :3], [i], (3, 5), (None, "a"))]
 
     def writes(xp, a, i):
-        return [a.view("int64"), checked(a, a < 100, "test", "too big"), _slice(a, 1, 1, 3)]
+        # (x[m] ** 2 kept lazy: ops.selection makes these from concrete values only)
+        masked = fgraph.Tensor(make_node("ufunc_where", [(a > 0.5).node, a.node, literal_node(2.0)],
+                                         (("ufunc", "power"), ("dtype", a.dtype), ("params", ()))))
+        return [a.view("int64"), checked(a, a < 100, "test", "too big"), _slice(a, 1, 1, 3), masked]
 
     def fused(xp, a, b, c):
         return [a * b + c, a - (0.1 * b) / xp.sqrt(c + 1e-8)]  # fma and adagrad (fuse_patterns)

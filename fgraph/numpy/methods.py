@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError, also
 from ..eager import settle
 from ..ops.indexing import getitem as _getitem_op
+from ..ops.selection import Selection, select, update
 from ..ops.ufunc import array_ufunc as _array_ufunc
 from ..ops.writes import setitem_node
 from ..ops.writes import view as _view
@@ -73,6 +74,8 @@ def _write_result(self, result, name: str):
     """``t op= u``: NumPy's ``op(t, u, out=t)``.  The result is written into
     t (its handle moves, and so do its base's and every view's), keeping t's
     dtype and shape, and refusing what NumPy refuses."""
+    if type(self) is Selection and update(self, result):  # u[fired] += d[fired]: stays a lazy selection
+        return self
     if result.shape != self.shape:
         raise error_at(ShapeError, name, f"non-broadcastable output operand with shape {self.shape} doesn't match "
                                          f"the broadcast shape {result.shape}")
@@ -189,6 +192,10 @@ class _Methods:
     def __getitem__(self, key):
         """NumPy's indexing; a basic key (integers, slices, None, ...) gives a
         view of t's data, as NumPy's does."""
+        if type(key) is Tensor and key.dtype.kind == "b" and key.ndim:  # x[mask]: its length is not needed yet
+            selection = select(self, key)
+            if selection is not None:
+                return selection
         result = _getitem_op(self, key)
         # one pass over the key (no generators: 0.5 us of a[5]): any entry that is not basic makes a copy
         integers_only = True

@@ -29,6 +29,7 @@ from ..symbol import Node, error_at, make_node, new_node, refuse_out
 from ..opdef import no_gradient
 from ..registry import NUMPY, Refused, attr_table
 from .building import namespace
+from .selection import Selection, apply_ufunc
 from .ufunc import OBJECTS as UFUNC_OBJECTS
 from .ufunc import Ufunc
 
@@ -272,7 +273,9 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
     its calls build a node of op ``name`` with NumPy's dtypes (NEP 50)."""
     ufunc = UFUNCS[name]
 
-    def general(*args, dtype=None):
+    def node_of(args, dtype):
+        """The ufunc's node for ``args`` after NumPy's checks (one output),
+        or the Tensor of a comparison settled at build time."""
         st = stack_of(args)
         nodes = [lift(a, st) for a in args]
         params = () if dtype is None else (("dtype", np.dtype(dtype)),)
@@ -282,8 +285,21 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
                 return settled
             _check_weak_ints(ufunc, nodes, dtype, public)
         if name in _MULTI_OUTPUT:
-            return tuple(Tensor(make_node(name, nodes, params + (("output", k),)), st) for k in range(ufunc.nout))
-        return Tensor(make_node(name, nodes, params), st)
+            return tuple(make_node(name, nodes, params + (("output", k),)) for k in range(ufunc.nout))
+        return make_node(name, nodes, params)
+
+    def general(*args, dtype=None):
+        for a in args:
+            if type(a) is Selection and a.pending:  # c[fired] * 2: kept a selection of the same mask if it can be
+                kept = apply_ufunc(name, node_of, args, dtype)
+                if kept is not None:
+                    return kept
+                break
+        built = node_of(args, dtype)
+        if type(built) is Tensor:
+            return built
+        st = stack_of(args)
+        return tuple(Tensor(n, st) for n in built) if type(built) is tuple else Tensor(built, st)
 
     if name in _MULTI_OUTPUT or ufunc.nin not in (1, 2):
         impl = general
@@ -517,6 +533,49 @@ def _where_grad(out, ins, g):
 
 defop("where", _where_rule, "numpy.where(cond, x, y)", elementwise=True, fusable=True, nin=3,
       kernel=_where_new, out_kernel=_where, grad=_where_grad)
+
+
+def _ufunc_where_rule(inputs, ufunc, dtype, params):
+    return broadcast_shapes(*(i.shape for i in inputs)), dtype
+
+
+def _ufunc_where_out(mask, *args, out, ufunc, dtype, params):
+    out[...] = 0
+    UFUNCS[ufunc](*args, out=out, where=mask, **dict(params))
+    return out
+
+
+def _ufunc_where(mask, *args, ufunc, dtype, params):
+    if not isinstance(mask, np.ndarray):  # a device array (CuPy's ufuncs take no where=; a GPU gives no warnings)
+        return np.where(mask, UFUNCS[ufunc](*args, **dict(params)), 0).astype(dtype)
+    out = np.empty(np.broadcast_shapes(mask.shape, *(np.shape(a) for a in args)), dtype)
+    return _ufunc_where_out(mask, *args, out=out, ufunc=ufunc, dtype=dtype, params=params)
+
+
+def _ufunc_where_grad(out, ins, g, ufunc, dtype, params):
+    """The ufunc's own rule on the selected elements (as for ``ufunc(c[m])``,
+    whose gradient this is), scattered back: no value from a dropped lane
+    (a log's 0/0) reaches the gradient."""
+    rule = ufunc_grad(ufunc)
+    if isinstance(rule, Refused):
+        raise error_at(FgraphError, "grad", f"op {ufunc!r} is not differentiable: {rule.reason}")
+    fnp = namespace()
+    m = fnp.broadcast_to(ins[0], out.shape)
+    picked = [a if a.ndim == 0 else fnp.broadcast_to(a, out.shape)[m] for a in ins[1:]]
+    grads = []
+    for gi in rule(out[m], picked, g[m], **dict(params)):
+        if gi is not None:
+            full = fnp.zeros(out.shape, gi.dtype)
+            full[m] = gi
+            gi = full
+        grads.append(gi)
+    return (None, *grads)
+
+
+# ``c[fired] + d[fired]`` kept lazy (``ops.selection``): the ufunc computed only where the mask is true, zero
+# elsewhere, so its values and warnings are those of the ufunc of the selections
+defop("ufunc_where", _ufunc_where_rule, "numpy.<ufunc>(*args, out=zeros, where=mask): inputs (mask, *args)",
+      elementwise=True, kernel=_ufunc_where, out_kernel=_ufunc_where_out, grad=_ufunc_where_grad)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):

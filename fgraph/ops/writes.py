@@ -32,6 +32,7 @@ from ..symbol import Node, error_at, make_node
 from .building import namespace
 from .indexing import _advanced_rule, _slice_rule, getitem
 from .indexing_kernels import _scatter_key, _slice_key
+from .selection import Selection, masked_write
 
 __all__ = ["put", "put_along_axis", "place", "putmask", "copyto", "fill_diagonal", "shares_memory",
            "may_share_memory"]
@@ -197,6 +198,10 @@ def _is_mask(key) -> bool:
 
 def setitem_node(x: Node, key, value, st) -> Node:
     """The node of ``x`` after ``x[key] = value``."""
+    if type(value) is Selection:  # v[fired] = c[fired]: a where, no count needed
+        kept = masked_write(x, key, value)
+        if kept is not None:
+            return kept
     v = _as_value(value, x.dtype, st)
     if _is_mask(key):
         mask = lift(key[0] if type(key) is tuple else key, st)

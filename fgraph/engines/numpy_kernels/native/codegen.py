@@ -158,6 +158,10 @@ class Plan:
             return self._inline_val(dt, _inline("where", (ops[0].dtype, dt, dt, dt), ["{0}", "{1}", "{2}"]), ops)
         if op == "astype":
             return self._cast(vals[0], dt)
+        if op == "ufunc_where":  # (both sides computed: flags from lanes the mask drops send a step back to NumPy)
+            inner = self._op(params["ufunc"], vals[1:], dict(params["params"]), dt)
+            zero = self._inline_val(dt, f"({_CTYPE[_code(dt)]})0", [])
+            return self._op("where", [vals[0], inner, zero], {}, dt)
         if op in ("real", "fix", "round"):
             (x,) = vals
             if op == "round" and params.get("decimals", 0) != 0:

@@ -14,7 +14,7 @@ then runs its compiled programs):
 - views (``slice``, ``slice_axis``, ``transpose``, ``broadcast_to``;
   ``reshape`` of a value in memory): index arithmetic, never a copy;
 - ``setitem`` with a basic key;
-- reductions: ``max``/``min``/``any``/``all``, ``sum``/``prod`` of integers,
+- reductions: ``max``/``min``/``any``/``all``, ``count_nonzero``, ``sum``/``prod`` of integers,
   and ``sum`` of floats over all axes or the last one, by NumPy's own
   pairwise summation (the same additions in the same order).
 
@@ -40,7 +40,7 @@ MAX_VALUES = 1 << 16
 
 _VIEWS = frozenset(("slice", "slice_axis", "transpose", "broadcast_to", "reshape"))
 _FILLED = frozenset(("zeros", "ones", "full"))  # the same value everywhere: a C constant
-_REDUCTIONS = frozenset(("max", "min", "any", "all", "sum", "prod"))
+_REDUCTIONS = frozenset(("max", "min", "any", "all", "sum", "prod", "count_nonzero"))
 _ALIGN = 64
 #: a weak (Python scalar) input's type, by its placeholder's dtype kind
 _WEAK = {"b": bool, "i": int, "f": float}
@@ -277,8 +277,9 @@ class GraphCode:
         if kind == "sum" and n.dtype.kind not in "iub":
             if n.dtype.kind != "f" or axes not in (tuple(range(len(shape))), (len(shape) - 1,)):
                 raise Unsupported("a float sum over other axes than all or the last (NumPy's order)")
-            if (n.op == "sum" and n.inputs[0].op in _VIEWS) or n.param("dtype") not in (None, n.dtype):
-                raise Unsupported("a float sum of a view, or in another dtype (NumPy's order)")
+            if (n.op == "sum" and n.inputs[0].op in _VIEWS and n.inputs[0].ndim != 1) or \
+                    n.param("dtype") not in (None, n.dtype):
+                raise Unsupported("a float sum of a view of several axes, or in another dtype (NumPy's order)")
         if kind in ("max", "min") and any(shape[a] == 0 for a in axes):
             raise Unsupported(f"{kind} of nothing (NumPy raises)")
         return kind, axes, bool(n.param("keepdims")), shape
@@ -493,8 +494,8 @@ class GraphCode:
         outer = _Nest(self.lines, kept)
         if dt.kind == "b":
             init = "1" if kind in ("all", "min") else "0"
-        elif kind in ("sum", "prod"):
-            init = "0" if kind == "sum" else "1"
+        elif kind in ("sum", "prod", "count_nonzero"):
+            init = "1" if kind == "prod" else "0"
         elif dt.kind == "f":
             init = "INFINITY" if kind == "min" else "-INFINITY"
         else:
@@ -509,7 +510,7 @@ class GraphCode:
             v = self._expression(el, n.param("expr"), args)
         else:
             v = self._value(el, n.inputs[0], idx)
-        if kind in ("any", "all") or dt.kind == "b":
+        if kind in ("any", "all", "count_nonzero") or dt.kind == "b":
             v = el._cast(v, np.dtype(bool))
         elif kind in ("sum", "prod"):
             v = el._cast(v, dt)
@@ -517,7 +518,9 @@ class GraphCode:
             raise Unsupported(f"{kind} changes the dtype")
         self.lines += el.statements()
         x = el._ref(v)
-        if dt.kind == "b" or kind in ("any", "all"):
+        if kind == "count_nonzero":
+            self.lines.append(f"acc += {x};")
+        elif dt.kind == "b" or kind in ("any", "all"):
             op = "&" if kind in ("all", "min") else "|"
             self.lines.append(f"acc = (uint8_t)(acc {op} ({x} != 0));")
         elif kind in ("sum", "prod"):
@@ -538,15 +541,22 @@ class GraphCode:
         do).  The values are in memory: the input stored, or a fused
         expression written to the workspace first."""
         dt, ct = n.dtype, _CTYPE[_code(n.dtype)]
-        self._c_ordered(n)
-        if n.op == "fused_reduce":
+        view = n.op == "sum" and n.inputs[0].op in _VIEWS  # 1-D: NumPy adds its elements in order, as a copy's
+        if not view:
+            self._c_ordered(n)
+        if n.op == "fused_reduce" or view:  # the values written to the workspace first
             src = f"f{len(self.lines)}"
             self.decls.append(f"{ct} *restrict {src} = ({ct} *)(ws + {self.workspace});")
             self.workspace += -(-math.prod(shape) * dt.itemsize // _ALIGN) * _ALIGN
-            expr = n.param("expr")
-            self._nest_values(shape, lambda el, idx: [(el._cast(self._expression(el, expr, [
-                self._value(el, x, _broadcast(idx, x.shape, shape)) for x in n.inputs]), dt),
-                f"{src}[{_flat(idx, shape)}]")])
+            if view:
+                if _code(n.inputs[0].dtype) != _code(dt):
+                    raise Unsupported("a float sum changing the dtype")
+                self._nest_values(shape, lambda el, idx: [(self._value(el, n.inputs[0], idx), f"{src}[{idx[0]}]")])
+            else:
+                expr = n.param("expr")
+                self._nest_values(shape, lambda el, idx: [(el._cast(self._expression(el, expr, [
+                    self._value(el, x, _broadcast(idx, x.shape, shape)) for x in n.inputs]), dt),
+                    f"{src}[{_flat(idx, shape)}]")])
         else:
             src = self.home[id(n.inputs[0])]
             if _code(n.inputs[0].dtype) != _code(dt):
