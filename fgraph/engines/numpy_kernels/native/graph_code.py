@@ -32,6 +32,7 @@ import numpy as np
 from ....registry import get_attr
 from ....symbol import topological
 from .codegen import Plan, Unsupported, _CTYPE, _code, _ok, _runtime_dtype, _Val
+from .runtime import address
 
 #: the most elements of any value run natively (``python -m fgraph.bench loops`` measures it, 2 cores):
 #: Newton's 30 steps run whole took 0.44-0.48x the compiled programs' time on 65,536 values and
@@ -640,7 +641,8 @@ def constant_arrays(code: GraphCode) -> list:
 def workspace(nbytes: int):
     """(buffer, its first address aligned to ``_ALIGN``) for ``nbytes`` of workspace."""
     ws = np.empty(nbytes + _ALIGN, np.uint8)
-    return ws, ws.ctypes.data + (-ws.ctypes.data) % _ALIGN
+    at = address(ws)
+    return ws, at + (-at) % _ALIGN
 
 
 #: NumPy's pairwise summation (``pairwise_sum`` in its loops_utils.h), the same additions in the same order:

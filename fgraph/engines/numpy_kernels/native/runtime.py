@@ -220,9 +220,33 @@ def numpy_reports(flags: int) -> bool:
     return any(flags & bit and err[name] != "ignore" for bit, name in _ERR)
 
 
+def _data_field() -> int | None:
+    """Where an ndarray object holds its data address: NumPy's
+    ``PyArrayObject`` has ``data`` right after the object's header (what
+    ``PyArray_DATA`` reads), checked here against ``ndarray.ctypes.data``;
+    None where it is not so (then ``ctypes.data`` is read)."""
+    at = object.__basicsize__
+    probes = [np.empty(5), np.empty((4, 6))[1:, ::2], np.zeros(()), np.empty(0, np.uint8), np.arange(3.0)[::-1]]
+    if all(ctypes.c_void_p.from_address(id(a) + at).value == a.ctypes.data for a in probes):
+        return at
+    return None
+
+
+_DATA_FIELD = _data_field()
+_WORD = ctypes.c_void_p.from_address
+
+
+def address(x: np.ndarray) -> int:
+    """The data address of ndarray ``x`` (0.2 us; ``x.ctypes.data`` makes a
+    ctypes helper object each time: 1.4 us, a native step's whole glue)."""
+    if _DATA_FIELD is None or not isinstance(x, np.ndarray):
+        return x.ctypes.data
+    return _WORD(id(x) + _DATA_FIELD).value or 0
+
+
 def pointers(arrays: list):
     """The arrays' data addresses as a C array of pointers."""
-    return (ctypes.c_void_p * max(1, len(arrays)))(*[x.ctypes.data for x in arrays])
+    return (ctypes.c_void_p * max(1, len(arrays)))(*[address(x) for x in arrays])
 
 
 def _operands(ins, shape):
@@ -320,7 +344,7 @@ def run(expr: tuple, ins, out: np.ndarray, threads: int = 1, wait: bool = True) 
     k, arrays, dims, nd, st = got
     ptrs = pointers(arrays)
     ctl = (ctypes.c_int64 * 4)()
-    args = (ptrs, out.ctypes.data, dims, nd, st, k.table, ctl)
+    args = (ptrs, address(out), dims, nd, st, k.table, ctl)
     blocks = -(-dims[nd - 1] // k.block) * (out.size // dims[nd - 1])
     helpers = min(threads, blocks) - 1
     if helpers > 0:
