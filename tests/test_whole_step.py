@@ -155,6 +155,35 @@ def test_random_step_programs_equal_numpy(ops, dtype, seed):
     assert native >= 3
 
 
+@settings(max_examples=examples(8), deadline=None)
+@given(shape=st.sampled_from([(48, 130), (3, 2000), (130, 48)]),
+       rolls=st.lists(st.tuples(st.integers(-140, 140), st.integers(0, 1)), min_size=1, max_size=3),
+       seed=st.integers(0, 2 ** 16))
+def test_rolls_and_joins_read_in_place_equal_numpy(shape, rolls, seed):
+    """Concatenates read in place (``np.roll``, pieces of any length, along
+    either axis): the innermost loop is split at the pieces' ends."""
+    x0 = np.random.default_rng(seed).normal(size=shape)
+
+    def program(xp, shift):
+        x, fetched = xp.asarray(x0 + shift), []
+        for _ in range(5):
+            y = x * 0.5
+            for s, axis in rolls:
+                y = y + xp.roll(x, s, axis=axis)
+            y = y - xp.concatenate([x[:, :2], x[:, 2:3] * 2, x[:, 3:]], axis=1)
+            x = y * 0.25
+            fetched.append(float(x.max()))
+        return np.asarray(x), fetched
+    want, want_f = program(np, 0.0)
+    for _ in range(3):  # (steps_run's best of three runs; rarely a structure first comes back late)
+        (got, got_f), native = steps_run(program)
+        np.testing.assert_array_equal(got, want)
+        assert got_f == want_f
+        if native:
+            break
+    assert native >= 1
+
+
 def test_compiles_stop_at_max_steps(monkeypatch):
     monkeypatch.setattr(whole_step, "MAX_STEPS", whole_step._started[0])
     got, native = steps_run(heat, 91, 6)  # (a size no other test compiled)

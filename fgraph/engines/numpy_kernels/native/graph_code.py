@@ -159,14 +159,17 @@ def _keyed(key, idx: tuple) -> tuple:
 
 
 class _Nest:
-    """C loops over ``shape`` (``i<depth + k>`` names axis k), closed by ``close``."""
+    """C loops over ``shape`` (``i<depth + k>`` names axis k), closed by
+    ``close``; ``inner``: the range (lo, hi) of the innermost loop, if not all."""
 
-    def __init__(self, lines: list, shape: tuple, depth: int = 0):
+    def __init__(self, lines: list, shape: tuple, depth: int = 0, inner: tuple | None = None):
         self.lines, self.idx = lines, tuple(f"i{depth + k}" if d != 1 else "0" for k, d in enumerate(shape))
         self.opened = 0
+        last = max((k for k, d in enumerate(shape) if d != 1), default=None)
         for k, d in enumerate(shape):
             if d != 1:
-                lines.append(f"for (int64_t i{depth + k} = 0; i{depth + k} < {d}; i{depth + k}++) {{")
+                lo, hi = inner if inner is not None and k == last else (0, d)
+                lines.append(f"for (int64_t i{depth + k} = {lo}; i{depth + k} < {hi}; i{depth + k}++) {{")
                 self.opened += 1
         lines.append("{")
 
@@ -201,6 +204,8 @@ class GraphCode:
             for x in n.inputs:
                 uses[id(x)] = uses.get(id(x), 0) + through
         self.home: dict = {}  # id(node) -> the C pointer to its stored values
+        # the innermost loop's index, the cuts concatenates ask of it, and the part being made (_nest_values)
+        self._innermost, self._cuts, self._segment = None, set(), None
         self.constants: list = []
         self.decls: list[str] = []
         self.workspace = 0
@@ -377,14 +382,22 @@ class GraphCode:
         shape = n.param("shape") if n.op == "fused" else n.shape
         return [(x, _broadcast(idx, x.shape, shape)) for x in n.inputs]
 
-    @staticmethod
-    def _pieces(n, idx: tuple) -> list:
-        """(piece, index) of an inline concatenate's element ``idx``: every
-        piece, read at the index clamped into it (each read stays in bounds;
-        ``_pick`` keeps the one in range)."""
+    def _pieces(self, n, idx: tuple) -> list:
+        """(piece, index) of an inline concatenate's element ``idx``: the
+        one piece it lies in where the innermost loop runs within one
+        (``_segment``), else every piece, read at the index clamped into it
+        (each read stays in bounds; ``_pick`` keeps the one in range), and
+        the pieces' ends asked for as the innermost loop's cuts."""
         axis, at, out = n.param("axis"), 0, []
+        segment = self._segment
+        along = segment is not None and idx[axis] == segment[0]
+        if idx[axis] == self._innermost and not along:
+            ends = [sum(x.shape[axis] for x in n.inputs[:k + 1]) for k in range(len(n.inputs))]
+            self._cuts.update(ends[:-1])
         for x in n.inputs:
             d = x.shape[axis]
+            if along and at <= segment[1] and segment[2] <= at + d:  # the loop stays in this piece
+                return [(x, idx[:axis] + (_affine(-at, 1, idx[axis]),) + idx[axis + 1:])]
             i = f"FG_CLAMP({idx[axis]} - {at}, {d - 1})" if len(n.inputs) > 1 else idx[axis]
             out.append((x, idx[:axis] + (i,) + idx[axis + 1:]))
             at += d
@@ -392,6 +405,8 @@ class GraphCode:
 
     @staticmethod
     def _pick(el: _Element, n, idx: tuple, values: list) -> _Val:
+        if len(values) == 1:  # (one piece: the loop runs within it)
+            return values[0]
         axis, ends, at = n.param("axis"), [], 0
         for x in n.inputs[:-1]:
             at += x.shape[axis]
@@ -424,12 +439,32 @@ class GraphCode:
     # -- storing values
     def _nest_values(self, shape, fill):
         """A loop nest over ``shape``: ``fill(element, idx)`` gives the
-        (value, C target) pairs written at each index."""
-        nest = _Nest(self.lines, shape)
+        (value, C target) pairs written at each index.  Where the innermost
+        index crosses pieces of a concatenate read in place (``np.roll``),
+        the innermost loop is split at their ends, so each part reads one
+        piece at a plain index (no clamp, no choice: it vectorises)."""
+        last = max((k for k, d in enumerate(shape) if d != 1), default=None)
+        self._innermost = None if last is None else f"i{last}"
+        self._cuts, self._segment = set(), None
+        body: list = []
+        self._nest_body(body, shape, fill, None)
+        cuts = sorted(c for c in self._cuts if 0 < c < (shape[last] if last is not None else 0))
+        if cuts:
+            ends = [0, *cuts, shape[last]]
+            body = []
+            for lo, hi in zip(ends, ends[1:]):
+                self._segment = (self._innermost, lo, hi)
+                self._nest_body(body, shape, fill, (lo, hi))
+            self._segment = None
+        self.lines += body
+        self._innermost = None
+
+    def _nest_body(self, lines: list, shape, fill, inner):
+        nest = _Nest(lines, shape, inner=inner)
         el, self._memo = _Element(self.weak_ints), {}
         pairs = [(target, v) for v, target in fill(el, nest.idx)]
-        self.lines += el.statements()
-        self.lines += [f"{target} = {el._ref(v)};" for target, v in pairs]
+        lines += el.statements()
+        lines += [f"{target} = {el._ref(v)};" for target, v in pairs]
         nest.close()
 
     @staticmethod
