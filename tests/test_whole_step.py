@@ -184,6 +184,28 @@ def test_rolls_and_joins_read_in_place_equal_numpy(shape, rolls, seed):
     assert native >= 1
 
 
+def test_values_sharing_a_loop_nest_read_each_other_at_their_own_index_only():
+    """Element-wise values of one shape share a loop nest; one read by the
+    next through a roll (another index, not yet computed there) keeps its
+    own nest, so the roll reads it whole."""
+    x0 = np.random.default_rng(5).normal(size=(40, 60))
+
+    def program(xp, shift):
+        x, fetched = xp.asarray(x0 + shift), []
+        for _ in range(5):
+            b = x * 2.0 + 1.0          # stored: read twice below
+            c = b * b - x              # the same index: one nest with b
+            d = xp.roll(c, 1, axis=1) + c * 0.5   # c at another index: c stored first
+            x = d * 0.125 + xp.roll(b, -2, axis=0) * 0.01
+            fetched.append(float(x.min()))
+        return np.asarray(x), fetched
+    want, want_f = program(np, 0.0)
+    (got, got_f), native = steps_run(program)
+    np.testing.assert_array_equal(got, want)
+    assert got_f == want_f
+    assert native >= 1
+
+
 def test_compiles_stop_at_max_steps(monkeypatch):
     monkeypatch.setattr(whole_step, "MAX_STEPS", whole_step._started[0])
     got, native = steps_run(heat, 91, 6)  # (a size no other test compiled)

@@ -26,6 +26,7 @@ stored, in the workspace or straight into a result's buffer.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -42,6 +43,11 @@ MAX_VALUES = 1 << 16
 _VIEWS = frozenset(("slice", "slice_axis", "transpose", "broadcast_to", "reshape"))
 _FILLED = frozenset(("zeros", "ones", "full"))  # the same value everywhere: a C constant
 _REDUCTIONS = frozenset(("max", "min", "any", "all", "sum", "prod", "count_nonzero"))
+_APART = frozenset(("concatenate", "setitem", "fused_reduce"))  # stored by loop nests of their own
+
+
+class _Apart(Exception):
+    """Values that cannot share a loop nest (``GraphCode._store_group``)."""
 _ALIGN = 64
 #: a weak (Python scalar) input's type, by its placeholder's dtype kind
 _WEAK = {"b": bool, "i": int, "f": float}
@@ -177,6 +183,22 @@ class _Nest:
         self.lines.append("}" * (self.opened + 1))
 
 
+def _collapsed(body: list, nest: _Nest, shape) -> list | None:
+    """The nest as one loop over all its elements, where every index in it
+    is the element's own C-order position (full arrays read and written in
+    step: ``pos`` of shape (8192, 2) is not two-element inner loops); None
+    where some index is not (a slice, a broadcast)."""
+    names = [i for i in nest.idx if i != "0"]
+    if len(names) < 2:
+        return None
+    flat = _flat(nest.idx, shape)
+    inside = [line.replace(f"[{flat}]", "[FG_AT]") for line in body[nest.opened + 1:-1]]
+    if any(re.search(rf"\b{name}\b", line) for line in inside for name in names):
+        return None
+    return [f"for (int64_t i0 = 0; i0 < {math.prod(shape)}; i0++) {{", "{",
+            *[line.replace("[FG_AT]", "[i0]") for line in inside], "}}"]
+
+
 class GraphCode:
     """One graph as ``static void NAME(char *const *in, char *const *k,
     char *const *out, char *ws)``: ``in`` its inputs' data, ``k`` its
@@ -229,9 +251,19 @@ class GraphCode:
         if any(n.op == "reshape" and id(n.inputs[0]) not in self.home for n in order):
             raise Unsupported("a reshape of a literal")
         self.lines: list[str] = []
+        group: list = []  # consecutive element-wise values of one shape, stored by one loop nest
         for n in order:
             if id(n) in self.home and n.op not in ("placeholder", "constant"):
+                if n.op not in _APART and n.op not in _REDUCTIONS:
+                    if group and group[0].shape != n.shape:
+                        self._store_group(group)
+                        group = []
+                    group.append(n)
+                    continue
+                self._store_group(group)
+                group = []
                 self._store(n)
+        self._store_group(group)
         for j, o in enumerate(graph.outputs):  # results not computed into their buffer: inputs, literals, repeats
             if o.op in ("placeholder", "constant", "literal") or first[id(o)] != j:
                 self._copy(o, f"(({_CTYPE[_code(o.dtype)]} *)out[{j}])")
@@ -460,12 +492,15 @@ class GraphCode:
         self._innermost = None
 
     def _nest_body(self, lines: list, shape, fill, inner):
-        nest = _Nest(lines, shape, inner=inner)
+        body: list = []
+        nest = _Nest(body, shape, inner=inner)
         el, self._memo = _Element(self.weak_ints), {}
         pairs = [(target, v) for v, target in fill(el, nest.idx)]
-        lines += el.statements()
-        lines += [f"{target} = {el._ref(v)};" for target, v in pairs]
+        body += el.statements()
+        body += [f"{target} = {el._ref(v)};" for target, v in pairs]
         nest.close()
+        lines += (_collapsed(body, nest, shape) if inner is None else None) or body
+
 
     @staticmethod
     def _fill_value(n) -> str:
@@ -476,6 +511,32 @@ class GraphCode:
         if value is None:
             value = n.param("fill_value").array.astype(n.dtype).item()
         return f"(({_CTYPE[_code(n.dtype)]}){_c_literal(type(value)(value) if n.dtype.kind != 'b' else bool(value))})"
+
+    def _store_group(self, group: list) -> None:
+        """Element-wise values of one shape stored by one loop nest (one
+        pass over memory; a value the next one reads is in a register),
+        where each later one reads the earlier ones at its own index only;
+        else each by its own nest."""
+        if len(group) < 2:
+            for n in group:
+                self._store(n)
+            return
+        homes = [self.home[id(n)] for n in group]
+
+        def fill(el, idx):
+            pairs = []
+            for n, home in zip(group, homes):
+                v = el._cast(self._compute(el, n, idx), n.dtype)
+                self._memo[(id(n), idx)] = v  # read at this index: this value, before it is stored
+                pairs.append((v, f"(({_CTYPE[_code(n.dtype)]} *){home})[{_flat(idx, n.shape)}]"))
+            if any(text.startswith(f"{home}[") for text in el.reads for home in homes):
+                raise _Apart  # one reads another at some other index: not yet computed there
+            return pairs
+        try:
+            self._nest_values(group[0].shape, fill)
+        except _Apart:
+            for n in group:
+                self._store(n)
 
     def _store(self, n):
         home, ct = self.home[id(n)], _CTYPE[_code(n.dtype)]
