@@ -206,6 +206,33 @@ def test_values_sharing_a_loop_nest_read_each_other_at_their_own_index_only():
     assert native >= 1
 
 
+def test_writes_into_values_nothing_reads_again_equal_numpy():
+    """A write whose target nothing reads afterwards is done in the
+    target's own storage; one whose value reads the target at another
+    index (``h[1:] = h[:-1] * 2``) copies first, as NumPy's temporary does."""
+    x0 = np.random.default_rng(6).normal(size=5000)
+
+    def program(xp, shift):
+        def update(x):  # (g and h die with the call: scratch values of the step)
+            g = xp.zeros_like(x)
+            g[:-1] = x[1:] - x[:-1]
+            g[1:] += x[1:] * 0.5
+            h = x * 2.0 - 1.0
+            h[1:] = h[:-1] * 2
+            h[:-2] += h[2:]
+            return x - 0.1 * g + 0.01 * h
+        x, fetched = xp.asarray(x0 + shift), []
+        for _ in range(5):
+            x = update(x)
+            fetched.append(float(x.sum()))
+        return np.asarray(x), fetched
+    want, want_f = program(np, 0.0)
+    (got, got_f), native = steps_run(program)
+    np.testing.assert_array_equal(got, want)
+    assert got_f == want_f
+    assert native >= 1
+
+
 def test_compiles_stop_at_max_steps(monkeypatch):
     monkeypatch.setattr(whole_step, "MAX_STEPS", whole_step._started[0])
     got, native = steps_run(heat, 91, 6)  # (a size no other test compiled)

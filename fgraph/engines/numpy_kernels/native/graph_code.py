@@ -199,6 +199,20 @@ def _collapsed(body: list, nest: _Nest, shape) -> list | None:
             *[line.replace("[FG_AT]", "[i0]") for line in inside], "}}"]
 
 
+def _last_reads(order: list, outputs) -> dict:
+    """id(node) -> the position of its last reader in ``order`` (a view
+    passes on its own readers' positions: it is read where they are);
+    a result's is past the end."""
+    at = {id(n): k for k, n in enumerate(order)}
+    last: dict = {id(o): len(order) for o in outputs}
+    for n in reversed(order):
+        mine = last.get(id(n), -1) if n.op in _VIEWS else at[id(n)]
+        for x in n.inputs:
+            if mine > last.get(id(x), -1):
+                last[id(x)] = mine
+    return last
+
+
 class GraphCode:
     """One graph as ``static void NAME(char *const *in, char *const *k,
     char *const *out, char *ws)``: ``in`` its inputs' data, ``k`` its
@@ -231,6 +245,9 @@ class GraphCode:
         self.constants: list = []
         self.decls: list[str] = []
         self.workspace = 0
+        self._scratch: set = set()  # values stored in the workspace
+        self._over: set = set()  # writes done in their target's own storage (``_writes_over``)
+        self._last_read = _last_reads(order, graph.outputs)
         first = {}  # id(result) -> its first position among the results
         for j, o in enumerate(graph.outputs):
             first.setdefault(id(o), j)
@@ -244,10 +261,15 @@ class GraphCode:
                 continue
             elif id(n) in first:
                 self._home(n, k, f"out[{first[id(n)]}]")
+            elif n.op == "setitem" and self._writes_over(n, k, order):
+                self.home[id(n)] = self.home[id(n.inputs[0])]
+                self._over.add(id(n))
+                self._scratch.add(id(n))
             elif n.op in _REDUCTIONS or n.op in ("setitem", "fused_reduce") or id(n) in in_memory or (
                     n.op not in _VIEWS and uses.get(id(n), 0) > 1) or (n.op == "concatenate" and not self._reads(n)):
                 self._home(n, k, f"ws + {self.workspace}")
                 self.workspace += -(-n.nbytes // _ALIGN) * _ALIGN
+                self._scratch.add(id(n))
         if any(n.op == "reshape" and id(n.inputs[0]) not in self.home for n in order):
             raise Unsupported("a reshape of a literal")
         self.lines: list[str] = []
@@ -321,6 +343,25 @@ class GraphCode:
         if kind in ("max", "min") and any(shape[a] == 0 for a in axes):
             raise Unsupported(f"{kind} of nothing (NumPy raises)")
         return kind, axes, bool(n.param("keepdims")), shape
+
+    def _writes_over(self, n, k: int, order) -> bool:
+        """Whether setitem ``n`` (at ``k``) may write into its target's own
+        workspace instead of a copy of it: nothing reads the target after
+        ``n``, and the value written does not read it (another index of it
+        may be overwritten first)."""
+        x, v = n.inputs
+        if id(x) not in self._scratch or self._last_read.get(id(x)) != k:
+            return False
+        stack, seen = [v], set()
+        while stack:  # what v computes inline: the target must not be among it
+            y = stack.pop()
+            if y is x:
+                return False
+            if id(y) in seen or (id(y) in self.home and y.op not in _VIEWS):
+                continue
+            seen.add(id(y))
+            stack.extend(y.inputs)
+        return True
 
     def _reads(self, n) -> bool:
         """Whether every piece of concatenate ``n`` is a plain read (views of
@@ -553,7 +594,8 @@ class GraphCode:
         if n.op == "setitem":
             x, v = n.inputs
             key = n.param("key")
-            self._copy(x, target)
+            if id(n) not in self._over:
+                self._copy(x, target)
             region = n.shape if key is None else tuple(1 if e is None else len(range(*e)) for e in key
                                                      if e is None or type(e) is tuple)
 
