@@ -30,7 +30,7 @@ from ..opdef import no_gradient
 from ..shape import assignable_shape, broadcasts_to, defop
 from ..symbol import Node, error_at, make_node
 from .building import namespace
-from .indexing import _advanced_rule, _slice_rule, getitem
+from .indexing import _advanced_rule, _basic_key, _slice_rule, getitem
 from .indexing_kernels import _scatter_key, _slice_key
 from .selection import Selection, masked_write
 
@@ -213,8 +213,20 @@ def setitem_node(x: Node, key, value, st) -> Node:
             v = _fit(v, rest)
             m = make_node("reshape", [mask], (("shape", mask.shape + (1,) * len(rest)),)) if rest else mask
             return make_node("where", [m, v, x])
+    k = _basic_key(key)
+    known = _REGIONS.get((x.shape, k)) if k is not None else None
+    if known is not None:  # u[1:-1, 1:-1] = ... again: its region is known, no slice node made to find it
+        basic, shape = known
+        v = _fit(v, shape)
+        if basic is None:
+            return v if v.shape == x.shape else make_node("broadcast_to", [v], (("shape", x.shape),))
+        return make_node("setitem", [x, v], basic_params(basic))
     region = getitem(Tensor(x, st), key).node
     v = _fit(v, region.shape)
+    if k is not None and (region is x or (region.op == "slice" and region.inputs[0] is x)):
+        if len(_REGIONS) >= 4096:
+            _REGIONS.clear()
+        _REGIONS[(x.shape, k)] = (None if region is x else region.param("key"), region.shape)
     if region is x:
         if v.shape == x.shape:
             return v
@@ -234,14 +246,33 @@ def setitem_node(x: Node, key, value, st) -> Node:
         if below.op != "slice" or below.inputs[0] is not x:
             raise error_at(FgraphError, "setitem", f"cannot write through the index {key!r}")
         basic = below.param("key")
+    if adv is None:
+        return make_node("setitem", [x, v], basic_params(basic))
     return make_node("setitem", [x, v, *idx], (("key", basic), ("adv", adv), ("front", front)))
+
+
+#: (x's shape, a key of ints and slices) -> (the normalised basic key, None for all of x; the region's shape)
+_REGIONS: dict = {}
+_PARAMS: dict = {}
+
+
+def basic_params(key) -> tuple:
+    """setitem's params for the normalised basic key ``key``: one tuple a
+    key, so the node's canonical params are remembered by identity (a
+    write's nested key took 5 us to canonicalise, every write)."""
+    params = _PARAMS.get(key)
+    if params is None:
+        if len(_PARAMS) >= 4096:
+            _PARAMS.clear()
+        params = _PARAMS[key] = (("key", key), ("adv", None), ("front", False))
+    return params
 
 
 def region_update(x: Node, key: tuple, value: Node) -> Node:
     """``x`` with ``value`` (already of the region's shape and x's dtype)
     stored at the normalised basic key ``key``: how a write through a view
     reaches its base."""
-    return make_node("setitem", [x, value], (("key", key), ("adv", None), ("front", False)))
+    return make_node("setitem", [x, value], basic_params(key))
 
 
 # ---------------------------------------------------------------- NumPy's mutating functions
