@@ -233,6 +233,31 @@ def test_writes_into_values_nothing_reads_again_equal_numpy():
     assert native >= 1
 
 
+def test_results_reused_only_when_nothing_holds_them():
+    """A step's large results reuse the buffers of earlier results that
+    nothing holds any more; every result still held keeps its value."""
+    x0 = np.random.default_rng(8).normal(size=40_000)  # (320 kB: above the size results are reused at)
+
+    def program(xp, shift):
+        x, held, values = xp.asarray(x0 + shift), [], []
+        for k in range(12):
+            x = x * 0.5 + 1.0
+            float(x[0])
+            if k % 3 == 0:
+                held.append(x)  # this step's result stays held; the others are dropped
+                values.append(np.asarray(x).copy())
+        return held, values
+    held, values = program(fnp, 0.0)
+    for _ in range(2):  # compiled by now: the reusing runs
+        before = STATS["steps"]
+        held, values = program(fnp, 0.0)
+        settle()
+    assert STATS["steps"] > before
+    for h, v in zip(held, values):
+        np.testing.assert_array_equal(np.asarray(h), v)
+    np.testing.assert_array_equal(np.asarray(held[-1]), program(np, 0.0)[1][-1])
+
+
 def test_compiles_stop_at_max_steps(monkeypatch):
     monkeypatch.setattr(whole_step, "MAX_STEPS", whole_step._started[0])
     got, native = steps_run(heat, 91, 6)  # (a size no other test compiled)
