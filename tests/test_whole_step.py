@@ -38,6 +38,19 @@ def steps_run(program, *args):
     return got, max(native[1:])
 
 
+def runs_natively_as_numpy(program):
+    """``program`` (returning an array and the values it fetched) gives
+    NumPy's results bit for bit, some of its steps natively."""
+    want, want_f = program(np, 0.0)
+    for _ in range(3):  # (steps_run's best of three runs; rarely a structure first comes back late)
+        (got, got_f), native = steps_run(program)
+        np.testing.assert_array_equal(got, want)
+        assert got_f == want_f
+        if native:
+            break
+    assert native >= 1
+
+
 def heat(xp, shift, n, steps):
     u = xp.zeros((n, n))
     u[0, :] = 100.0 + shift
@@ -174,14 +187,7 @@ def test_rolls_and_joins_read_in_place_equal_numpy(shape, rolls, seed):
             x = y * 0.25
             fetched.append(float(x.max()))
         return np.asarray(x), fetched
-    want, want_f = program(np, 0.0)
-    for _ in range(3):  # (steps_run's best of three runs; rarely a structure first comes back late)
-        (got, got_f), native = steps_run(program)
-        np.testing.assert_array_equal(got, want)
-        assert got_f == want_f
-        if native:
-            break
-    assert native >= 1
+    runs_natively_as_numpy(program)
 
 
 def test_values_sharing_a_loop_nest_read_each_other_at_their_own_index_only():
@@ -199,11 +205,7 @@ def test_values_sharing_a_loop_nest_read_each_other_at_their_own_index_only():
             x = d * 0.125 + xp.roll(b, -2, axis=0) * 0.01
             fetched.append(float(x.min()))
         return np.asarray(x), fetched
-    want, want_f = program(np, 0.0)
-    (got, got_f), native = steps_run(program)
-    np.testing.assert_array_equal(got, want)
-    assert got_f == want_f
-    assert native >= 1
+    runs_natively_as_numpy(program)
 
 
 def test_writes_into_values_nothing_reads_again_equal_numpy():
@@ -226,11 +228,7 @@ def test_writes_into_values_nothing_reads_again_equal_numpy():
             x = update(x)
             fetched.append(float(x.sum()))
         return np.asarray(x), fetched
-    want, want_f = program(np, 0.0)
-    (got, got_f), native = steps_run(program)
-    np.testing.assert_array_equal(got, want)
-    assert got_f == want_f
-    assert native >= 1
+    runs_natively_as_numpy(program)
 
 
 def test_results_reused_only_when_nothing_holds_them():
