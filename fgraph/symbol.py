@@ -53,11 +53,12 @@ class Const:
             key = (arr.dtype.str, arr.shape, arr.tobytes())
         else:
             key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()
-        object.__setattr__(self, "_array", arr)
-        object.__setattr__(self, "_owner", None)
-        object.__setattr__(self, "_what", None)
-        object.__setattr__(self, "_key", key)
-        object.__setattr__(self, "_hash", hash(key))
+        # (through the slots themselves, as Node's setters: a NumPy operand becomes a Const at every call)
+        _set_const["_array"](self, arr)
+        _set_const["_owner"](self, None)
+        _set_const["_what"](self, None)
+        _set_const["_key"](self, key)
+        _set_const["_hash"](self, hash(key))
 
     @property
     def array(self) -> np.ndarray:
@@ -66,16 +67,18 @@ class Const:
             return arr
         owner = self._owner()
         if owner is None:
-            raise FgraphError(f"the data of the constant {self._what} was released: no lazy array that needs it is "
+            what = f"{np.dtype(self._key[0])}{list(self._key[1])} made at {format_location(self._what)}"
+            raise FgraphError(f"the data of the constant {what} was released: no lazy array that needs it is "
                               "alive (keep the array, or a lazy array computed from it, to use it again)")
         return owner.value
 
     def release_to(self, known: "Known", where) -> None:
-        """Let ``known`` own the data: the constant keeps it only through it."""
-        object.__setattr__(self, "_what", f"{self._array.dtype}{list(self._array.shape)} made at "
-                                          f"{format_location(where)}")
-        object.__setattr__(self, "_owner", weakref.ref(known))
-        object.__setattr__(self, "_array", None)
+        """Let ``known`` own the data: the constant keeps it only through it
+        (``where`` it was made kept for the error once the data is gone: the
+        message is written then, not at every large operand)."""
+        _set_const["_what"](self, where)
+        _set_const["_owner"](self, weakref.ref(known))
+        _set_const["_array"](self, None)
 
     @property
     def by_content(self) -> bool:
@@ -95,6 +98,9 @@ class Const:
         return f"Const({self._key[0]}{list(self._key[1])})"
 
 
+_set_const = {name: getattr(Const, name).__set__ for name in Const.__slots__}
+
+
 def frozen_array(value) -> np.ndarray:
     """``value`` as a read-only array nobody can change: itself when nothing
     can write it, else one copy."""
@@ -105,7 +111,7 @@ def frozen_array(value) -> np.ndarray:
     if b is None or type(b) is bytes:  # read-only all the way down
         return arr
     arr = np.array(arr, copy=True, order="C")
-    arr.flags.writeable = False
+    arr.setflags(write=False)  # (not arr.flags.writeable = False: a flags object made each time, 0.1 us)
     return arr
 
 
@@ -237,6 +243,7 @@ class Node:
                 pins = p if pins is None else merge_pins(pins, p)
         # the inputs' hashes, for the keys below: the tuples of most nodes' one or two inputs are written
         # out (two lists filled in the loop above cost 0.1 us a node)
+        cp = None  # the params as keyed (below)
         if len(inputs) == 2:
             a, b = inputs
             ih, ih2 = (a._hash, b._hash), (a._key2, b._key2)
@@ -250,15 +257,21 @@ class Node:
             concrete = op not in _TRACED_LEAVES
             if op == "placeholder":  # the one leaf whose shape no array vouches for (make_node checks the rest)
                 check_size(op, shape, dtype, where)
-            if op == "constant" and params[0][1]._array is None:  # a copy of a constant node (replace)
-                pins = params[0][1]._owner()  # pins its data, as the original does
+            if op == "constant" or op == "literal":
+                # a Const or Scalar keys itself exactly: canonical_params would only find that out (0.8 us of
+                # every NumPy operand, whose params are new each time)
+                cp = params
+                if op == "constant" and params[0][1]._array is None:  # a copy of a constant node (replace)
+                    pins = params[0][1]._owner()  # pins its data, as the original does
         self.concrete = concrete
         self._known = None
         self._pins = pins
         self._handle = None
         self._hash = hash((op, params, ih, shape, dtype, weak))
         # the params as keyed (kept: an evaluation step keys its structure by them too)
-        self._cparams = cp = canonical_params(params) if params else params
+        if cp is None:
+            cp = canonical_params(params) if params else params
+        self._cparams = cp
         self._key2 = hash((_SALT, op, cp, ih2, shape, dtype, weak))
         self.__class__ = cls
         return self
@@ -360,8 +373,14 @@ class Known:
         # (no reference back to the node: a constant's node pins its Known,
         # and a cycle would wait for the garbage collector to free its data)
         self.value, self.engine, self.data, self.below = value, engine, node.op == "constant", None
-        object.__setattr__(node, "_known", weakref.ref(self))
-        object.__setattr__(node, "_pins", None)
+        _set_known(node, weakref.ref(self))
+        _set_pins(node, None)
+
+
+#: ``object.__setattr__(node, "_known"/"_pins", ...)`` through the slots themselves (see ``_set_handle``):
+#: a Known is made for every small array computed when made
+_set_known = Node._known.__set__
+_set_pins = Node._pins.__set__
 
 
 def merge_pins(a, b):
