@@ -22,7 +22,6 @@ from .symbol import Node, hold
 #: microsecond on such arrays, less than finding and running a step's
 #: program costs, and a value fetched every step is then already there
 COMPUTE_NOW_ELEMENTS = 1024
-_compute = None
 _LEAVES = frozenset(("constant", "literal"))
 
 
@@ -36,7 +35,7 @@ def settle(t, node: Node, claim: bool = False) -> None:
         hold(t, node, claim)  # fed, a leaf, or known: nothing to compute now or later
         return
     small = t.stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS
-    known = _compute_now(node) if small else None
+    known = _compute(node) if small else None
     hold(t, node, claim)  # (holds ``known``)
     if known is None:
         # t's weak reference is node's handle now, unless another live array is: weakref.ref(t) would
@@ -82,7 +81,7 @@ def pending_arrays(engine: str) -> list:
 def small_value(node: Node, stack: _stack.Stack):
     """Node's value computed now if it is small and its inputs are known
     (a ``Known``), else None."""
-    return _compute_now(node) if _open(node) and _small(node, stack) else None
+    return _compute(node) if _open(node) and _small(node, stack) else None
 
 
 def _open(node: Node) -> bool:
@@ -95,15 +94,19 @@ def _small(node: Node, stack: _stack.Stack) -> bool:
     return stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS
 
 
-def _compute_now(node: Node):
+def _first_compute(node: Node):
+    """``_compute`` until its first call: binds the engine's ``compute_now``,
+    late (the engines sit above this layer; the engine object itself comes
+    through the stack), so settle calls it with no test of its own."""
     global _compute
-    if _compute is None:
-        # late: the engines sit above this layer (the engine object itself comes through the stack)
-        from .engines.incremental import compute_now
+    from .engines.incremental import compute_now
 
-        engine = host_engine()
-        _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
+    engine = host_engine()
+    _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
     return _compute(node)
+
+
+_compute = _first_compute
 
 
 host_engine = _stack.host_engine  # the NumPy engine: values computed when made, and constants' data, live there

@@ -317,6 +317,10 @@ class Tensor:
         return self.eval().tolist()
 
     def _scalar(self, kind):
+        shape = self.node.shape
+        if not shape:  # a 0-d array: its value is the scalar (float(loss), every step: no size or reshape)
+            value = self.eval()
+            return kind(value) if kind is bool else kind(value.item())
         if self.size != 1:
             if kind is bool:
                 raise error_at(also(ValueError), "bool", "The truth value of an array with more than one element "
