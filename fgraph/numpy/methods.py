@@ -16,6 +16,8 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError, also
 from ..eager import settle
 from ..ops.indexing import getitem as _getitem_op
+from ..ops.reduction import _NoValue
+from ..ops.reduction import _fast as _reduce_fast
 from ..ops.ufunc import array_ufunc as _array_ufunc
 from ..ops.writes import setitem_node
 from ..ops.writes import view as _view
@@ -121,6 +123,23 @@ def _ipow(self, other):
 
 def _method(name: str):
     def method(self, *args, **kwargs):
+        return getattr(_namespace(), name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+def _reducing_method(name: str):
+    """``t.sum()``, ``t.max(0)``, ``t.mean(axis=1)``: the node the namespace's
+    function made before for these arguments (``reduction._fast``), made at
+    once, without the namespace's ``out=`` and handle wrappers (1 us of a
+    small sum); any other call goes the long way.  (_fast names the user's
+    line through user_location(3): its caller is this method, as it is
+    the namespace function's own when called from there.)"""
+    def method(self, *args, **kwargs):
+        if len(args) + len(kwargs) <= 1 and (not kwargs or "axis" in kwargs):
+            hit = _reduce_fast(name, self, args[0] if args else kwargs.get("axis"), None, _NoValue)
+            if hit is not None:
+                return hit
         return getattr(_namespace(), name)(self, *args, **kwargs)
     method.__name__ = name
     return method
@@ -393,6 +412,9 @@ _METHODS = ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin
             "argsort", "repeat", "conjugate", "ptp", "searchsorted"]
 
 
+#: the methods with reduction's fast path (its op names are theirs)
+_REDUCING = frozenset(("sum", "prod", "mean", "max", "min", "all", "any"))
+
 _CLASS_BOOKKEEPING = frozenset(("__module__", "__qualname__", "__dict__", "__weakref__", "__doc__",
                                 "__firstlineno__", "__static_attributes__"))
 
@@ -415,4 +437,4 @@ def install(namespace, cls=Tensor) -> None:
     for name, ufunc in _COMPARISONS:
         setattr(cls, f"__{name}__", _binary(ufunc))
     for name in _METHODS:
-        setattr(cls, name, _method(name))
+        setattr(cls, name, _reducing_method(name) if name in _REDUCING else _method(name))
