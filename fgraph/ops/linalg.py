@@ -746,8 +746,17 @@ def _norm_grad(out, ins, g, ord=None, axis=None, keepdims=False):
     return _vector_norm_vjp(x, out_k, g_k, ord, axes),
 
 
-defop("norm", _norm_rule, kernel=lambda x, ord, axis, keepdims: la.norm(x, ord, axis, keepdims), grad=_norm_grad,
-      may_raise=True)
+def _norm_kernel(x, ord, axis, keepdims):
+    if ord is None and axis is None and type(x) is np.ndarray and x.dtype.kind == "f":
+        # numpy.linalg.norm's own first case (a real array's 2-norm) as it writes it, without its
+        # dispatch and tests: 0.4 of a small norm's 1.1 us
+        ndim, x = x.ndim, x.ravel(order="K")
+        ret = np.sqrt(x.dot(x))
+        return ret.reshape(ndim * [1]) if keepdims else ret
+    return la.norm(x, ord, axis, keepdims)
+
+
+defop("norm", _norm_rule, kernel=_norm_kernel, grad=_norm_grad, may_raise=True)
 
 
 def _norm_axis(axis, ndim):
