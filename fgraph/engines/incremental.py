@@ -590,10 +590,14 @@ def _known_now(node: Node, value, engine) -> Known:
 
 
 def _data(engine, node: Node):
-    """A leaf's value as an input of a step: a large constant's data or a
-    variable's initial value; None for a small constant (the step's
-    structure holds it, compared by content)."""
-    if node.op == "constant" and node.params[0][1].by_content:
+    """A leaf's value as an input of a step: a large constant's data, a 0-d
+    constant's, or a variable's initial value; None for another small
+    constant (the step's structure holds it, compared by content).  A 0-d
+    constant is a scalar that may change every iteration (``dist[mask] = d``
+    writes one): keyed by its value, each iteration's step would be a new
+    structure, its program built again (bfs_grid's every step), as a
+    literal's would (``Step.literals``)."""
+    if node.op == "constant" and node.params[0][1].by_content and node.shape:
         return None
     return engine._input_value(node)
 
