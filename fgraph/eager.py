@@ -15,7 +15,7 @@ import math
 import weakref
 
 from . import stack as _stack
-from .symbol import Node, hold
+from .symbol import Node, _set_handle, hold
 
 #: a lazy array of at most this many elements whose inputs are all known is
 #: computed when it is made (on the NumPy engine): NumPy takes about a
@@ -36,6 +36,12 @@ def settle(t, node: Node, claim: bool = False) -> None:
         return
     small = t.stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS
     known = _compute(node) if small else None
+    if known is not None and node._handle is None:
+        # a node no array pointed at, computed now (every small array made from known ones): hold(), written
+        # out (0.15 us of t + 1): t keeps its value and is its handle
+        t._keep = known
+        _set_handle(node, weakref.ref(t))
+        return
     hold(t, node, claim)  # (holds ``known``)
     if known is None:
         # t's weak reference is node's handle now, unless another live array is: weakref.ref(t) would
