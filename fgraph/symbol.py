@@ -162,7 +162,9 @@ def _canonical(v):
     levels deep, so the recursion is shallow."""
     t = type(v)
     if t is tuple:
-        for k, e in enumerate(v):  # most params need no change: then the tuple itself (no copy)
+        if _unchanged(v):  # most params need no change: then the tuple itself (no copy)
+            return v
+        for k, e in enumerate(v):
             te = type(e)
             if te is tuple or te is float or te is complex or (te is int and e == -1):
                 c = _canonical(e)
@@ -174,6 +176,21 @@ def _canonical(v):
     if t is float or t is complex:
         return exact_key(v)
     return v
+
+
+def _unchanged(v: tuple) -> bool:
+    """Whether ``_canonical`` leaves the tuple ``v`` as it is (no float, complex
+    or -1 at any depth): one walk without a call a level (a slice's fresh
+    params, ``(("key", ((1, 128, 1), (0, 128, 1))),)``, 1.8 -> 1.1 us)."""
+    stack = [v]
+    while stack:
+        for e in stack.pop():
+            te = type(e)
+            if te is tuple:
+                stack.append(e)
+            elif te is float or te is complex or (te is int and e == -1):
+                return False
+    return True
 
 
 _canonical_memo: dict = {}
