@@ -127,10 +127,32 @@ class Step:
         self.inputs, self.values = inputs + lit_nodes, values + lit_values
         self.outputs = [order[k] for k in outputs]
         self.output_at = outputs
-        self.key = (tuple(shape_key), tuple([(n.dtype, type(v)) for n, v in zip(lit_nodes, lit_values)]),
-                    tuple(outputs))
+        key = (tuple(shape_key), tuple([(n.dtype, type(v)) for n, v in zip(lit_nodes, lit_values)]),
+               tuple(outputs))
+        try:
+            self.key = StepKey(key)
+        except TypeError:  # a param that cannot be hashed: the cache will not take it (ProgramCache.program)
+            self.key = key
         self.literals = tuple([n.params[0][1] for n in lit_nodes])  # Scalars: compared by exact bits
         self.elements = elements
+
+
+class StepKey:
+    """A step's structure as a dict key, hashed once: a tuple's hash is
+    computed again at each look-up (the program cache looks a step up two
+    to four times, each a walk of the whole nested structure); equal keys
+    are still compared in full."""
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, parts: tuple):
+        self.parts, self._hash = parts, hash(parts)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return self is other or (type(other) is StepKey and self._hash == other._hash and self.parts == other.parts)
 
 
 class StepProgram:
