@@ -136,7 +136,7 @@ def _reducing_method(name: str):
     line through user_location(3): its caller is this method, as it is
     the namespace function's own when called from there.)"""
     def method(self, *args, **kwargs):
-        if len(args) + len(kwargs) <= 1 and (not kwargs or "axis" in kwargs):
+        if len(args) + len(kwargs) <= 1 and (not kwargs or "axis" in kwargs) and type(self) is Tensor:
             hit = _reduce_fast(name, self, args[0] if args else kwargs.get("axis"), None, _NoValue)
             if hit is not None:
                 return hit
