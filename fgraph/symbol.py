@@ -54,11 +54,11 @@ class Const:
         else:
             key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()
         # (through the slots themselves, as Node's setters: a NumPy operand becomes a Const at every call)
-        _set_const["_array"](self, arr)
-        _set_const["_owner"](self, None)
-        _set_const["_what"](self, None)
-        _set_const["_key"](self, key)
-        _set_const["_hash"](self, hash(key))
+        _set_array(self, arr)
+        _set_owner(self, None)
+        _set_what(self, None)
+        _set_key(self, key)
+        _set_hash(self, hash(key))
 
     @property
     def array(self) -> np.ndarray:
@@ -76,9 +76,9 @@ class Const:
         """Let ``known`` own the data: the constant keeps it only through it
         (``where`` it was made kept for the error once the data is gone: the
         message is written then, not at every large operand)."""
-        _set_const["_what"](self, where)
-        _set_const["_owner"](self, weakref.ref(known))
-        _set_const["_array"](self, None)
+        _set_what(self, where)
+        _set_owner(self, weakref.ref(known))
+        _set_array(self, None)
 
     @property
     def by_content(self) -> bool:
@@ -98,7 +98,7 @@ class Const:
         return f"Const({self._key[0]}{list(self._key[1])})"
 
 
-_set_const = {name: getattr(Const, name).__set__ for name in Const.__slots__}
+_set_array, _set_owner, _set_what, _set_key, _set_hash = (getattr(Const, name).__set__ for name in Const.__slots__)
 
 
 def frozen_array(value) -> np.ndarray:
@@ -110,7 +110,7 @@ def frozen_array(value) -> np.ndarray:
         b = b.base
     if b is None or type(b) is bytes:  # read-only all the way down
         return arr
-    arr = np.array(arr, copy=True, order="C")
+    arr = arr.copy()  # (C order; np.array(arr, copy=True, order="C") is 0.07 us more)
     arr.setflags(write=False)  # (not arr.flags.writeable = False: a flags object made each time, 0.1 us)
     return arr
 
