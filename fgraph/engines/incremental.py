@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
-from ..symbol import Const, Known, Node, data_pins, handle_of, known_value, make_node, next_id
+from ..symbol import Const, Known, Node, _set_pins, data_pins, handle_of, known_value, make_node, next_id
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program
@@ -488,17 +488,18 @@ def evaluate_step(roots, engine) -> dict:
             below = data_pins(node._pins)
             holder._keep = known = Known(node, value, engine)
             known.below = below
-            covered.update(id(k) for k in below or ())
+            if below:
+                covered.update(id(k) for k in below)
     # The step's nodes, and the constants it read whose data a kept value now
     # keeps, no longer pin what they were computed from: the values worth
     # keeping are kept above, with the constants' data under them.  (A node needed again, by a node built on it
     # later, is recomputed from whatever below it is still known.)
     for node in step.order:
         if node._pins is not None:
-            object.__setattr__(node, "_pins", None)
+            _set_pins(node, None)
     for node in step.inputs[:step.arrays]:
         if node.op == "constant" and id(node._pins) in covered:
-            object.__setattr__(node, "_pins", None)
+            _set_pins(node, None)
     return done
 
 
@@ -559,7 +560,7 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     except Exception:
         return None
     for n in order[:-1]:  # computed on the way: they pin nothing now (as a step's nodes)
-        object.__setattr__(n, "_pins", None)
+        _set_pins(n, None)
     return _known_now(node, value, engine)
 
 
