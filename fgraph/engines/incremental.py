@@ -143,7 +143,7 @@ class StepKey:
     to four times, each a walk of the whole nested structure); equal keys
     are still compared in full."""
 
-    __slots__ = ("parts", "_hash")
+    __slots__ = ("_hash", "parts")
 
     def __init__(self, parts: tuple):
         self.parts, self._hash = parts, hash(parts)
