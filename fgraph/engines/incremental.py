@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
-from ..symbol import Const, Known, Node, _set_pins, data_pins, handle_of, known_value, make_node, next_id
+from ..symbol import Known, Node, _set_pins, data_pins, handle_of, known_value, make_node, next_id
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program
@@ -530,7 +530,7 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     else:
         params = node.params
         try:
-            value = engine._result(kernel(*args, **_kwargs(params)) if params else kernel(*args), node)
+            value = engine._result(kernel(*args, **dict(params)) if params else kernel(*args), node)
         except Exception:
             return None
         return _known_now(node, value, engine)
@@ -555,34 +555,13 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
             stack.extend((i, False) for i in n.inputs if id(i) not in values)
     try:
         for n in order:
-            values[id(n)] = kernels[n.op](*[values[id(i)] for i in n.inputs], **_kwargs(n.params))
+            values[id(n)] = kernels[n.op](*[values[id(i)] for i in n.inputs], **dict(n.params))
         value = engine._result(values[id(node)], node)
     except Exception:
         return None
     for n in order[:-1]:  # computed on the way: they pin nothing now (as a step's nodes)
         _set_pins(n, None)
     return _known_now(node, value, engine)
-
-
-_kwargs_memo: dict = {}
-
-
-def _kwargs(params: tuple) -> dict:
-    """``dict(params)``, remembered for the params object itself (ops reuse
-    the params they built for a shape; a kernel's ``**`` copies it, so it is
-    never changed): keyed by id, checked by identity, the params held so
-    the id is never reused while remembered."""
-    hit = _kwargs_memo.get(id(params))
-    if hit is not None and hit[0] is params:
-        return hit[1]
-    kw = dict(params)
-    for v in kw.values():  # never remember (so keep alive) a large constant's data
-        if type(v) is Const and not v.by_content:
-            return kw
-    if len(_kwargs_memo) >= 4096:
-        _kwargs_memo.clear()
-    _kwargs_memo[id(params)] = (params, kw)
-    return kw
 
 
 _MISSING = object()
