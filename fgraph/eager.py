@@ -15,14 +15,13 @@ import math
 import weakref
 
 from . import stack as _stack
-from .symbol import Node, hold
+from .symbol import Node, _set_handle, hold
 
 #: a lazy array of at most this many elements whose inputs are all known is
 #: computed when it is made (on the NumPy engine): NumPy takes about a
 #: microsecond on such arrays, less than finding and running a step's
 #: program costs, and a value fetched every step is then already there
 COMPUTE_NOW_ELEMENTS = 1024
-_compute = None
 _LEAVES = frozenset(("constant", "literal"))
 
 
@@ -36,7 +35,13 @@ def settle(t, node: Node, claim: bool = False) -> None:
         hold(t, node, claim)  # fed, a leaf, or known: nothing to compute now or later
         return
     small = t.stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS
-    known = _compute_now(node) if small else None
+    known = _compute(node, _engine, COMPUTE_NOW_ELEMENTS) if small else None
+    if known is not None and node._handle is None:
+        # a node no array pointed at, computed now (every small array made from known ones): hold(), written
+        # out (0.15 us of t + 1): t keeps its value and is its handle
+        t._keep = known
+        _set_handle(node, weakref.ref(t))
+        return
     hold(t, node, claim)  # (holds ``known``)
     if known is None:
         # t's weak reference is node's handle now, unless another live array is: weakref.ref(t) would
@@ -82,7 +87,7 @@ def pending_arrays(engine: str) -> list:
 def small_value(node: Node, stack: _stack.Stack):
     """Node's value computed now if it is small and its inputs are known
     (a ``Known``), else None."""
-    return _compute_now(node) if _open(node) and _small(node, stack) else None
+    return _compute(node, _engine, COMPUTE_NOW_ELEMENTS) if _open(node) and _small(node, stack) else None
 
 
 def _open(node: Node) -> bool:
@@ -95,15 +100,20 @@ def _small(node: Node, stack: _stack.Stack) -> bool:
     return stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS
 
 
-def _compute_now(node: Node):
-    global _compute
-    if _compute is None:
-        # late: the engines sit above this layer (the engine object itself comes through the stack)
-        from .engines.incremental import compute_now
+def _first_compute(node: Node, engine, max_elements: int):
+    """``_compute`` until its first call: binds the engines' ``compute_now``
+    and the host engine, late (the engines sit above this layer; the engine
+    object itself comes through the stack), so settle calls it with no test
+    or extra frame of its own."""
+    global _compute, _engine
+    from .engines.incremental import compute_now
 
-        engine = host_engine()
-        _compute = lambda n: compute_now(n, engine, COMPUTE_NOW_ELEMENTS)  # noqa: E731
-    return _compute(node)
+    _compute, _engine = compute_now, host_engine()
+    return _compute(node, _engine, max_elements)
+
+
+_compute = _first_compute  # compute_now(node, engine, max_elements), once bound
+_engine = None  # the host engine, once bound
 
 
 host_engine = _stack.host_engine  # the NumPy engine: values computed when made, and constants' data, live there

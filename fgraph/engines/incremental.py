@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
-from ..symbol import Known, Node, data_pins, handle_of, known_value, make_node, next_id
+from ..symbol import Known, Node, _set_pins, data_pins, handle_of, known_value, make_node, next_id
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program
@@ -127,10 +127,32 @@ class Step:
         self.inputs, self.values = inputs + lit_nodes, values + lit_values
         self.outputs = [order[k] for k in outputs]
         self.output_at = outputs
-        self.key = (tuple(shape_key), tuple([(n.dtype, type(v)) for n, v in zip(lit_nodes, lit_values)]),
-                    tuple(outputs))
+        key = (tuple(shape_key), tuple([(n.dtype, type(v)) for n, v in zip(lit_nodes, lit_values)]),
+               tuple(outputs))
+        try:
+            self.key = StepKey(key)
+        except TypeError:  # a param that cannot be hashed: the cache will not take it (ProgramCache.program)
+            self.key = key
         self.literals = tuple([n.params[0][1] for n in lit_nodes])  # Scalars: compared by exact bits
         self.elements = elements
+
+
+class StepKey:
+    """A step's structure as a dict key, hashed once: a tuple's hash is
+    computed again at each look-up (the program cache looks a step up two
+    to four times, each a walk of the whole nested structure); equal keys
+    are still compared in full."""
+
+    __slots__ = ("_hash", "parts")
+
+    def __init__(self, parts: tuple):
+        self.parts, self._hash = parts, hash(parts)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return self is other or (type(other) is StepKey and self._hash == other._hash and self.parts == other.parts)
 
 
 class StepProgram:
@@ -466,20 +488,22 @@ def evaluate_step(roots, engine) -> dict:
             below = data_pins(node._pins)
             holder._keep = known = Known(node, value, engine)
             known.below = below
-            covered.update(id(k) for k in below or ())
+            if below:
+                covered.update(id(k) for k in below)
     # The step's nodes, and the constants it read whose data a kept value now
     # keeps, no longer pin what they were computed from: the values worth
     # keeping are kept above, with the constants' data under them.  (A node needed again, by a node built on it
     # later, is recomputed from whatever below it is still known.)
     for node in step.order:
         if node._pins is not None:
-            object.__setattr__(node, "_pins", None)
+            _set_pins(node, None)
     for node in step.inputs[:step.arrays]:
         if node.op == "constant" and id(node._pins) in covered:
-            object.__setattr__(node, "_pins", None)
+            _set_pins(node, None)
     return done
 
 
+#: engine -> its kernel table (by the engine object: ``kernel_attr`` is a property, 0.05 us a look-up)
 _KERNELS: dict = {}
 
 
@@ -489,24 +513,27 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     ``roll`` is) when they are small too and at most ``max_nodes``.  None
     when something below is large or not known, or a kernel fails (the error
     is then raised, naming the user's line, when the value is asked for)."""
-    kernels = _KERNELS.get(engine.kernel_attr)
+    kernels = _KERNELS.get(engine)
     if kernels is None:
-        kernels = _KERNELS[engine.kernel_attr] = attr_table(engine.kernel_attr)
+        kernels = _KERNELS[engine] = attr_table(engine.kernel_attr)
     kernel = kernels.get(node.op)
     if kernel is None:
         return None
     args = []
     for i in node.inputs:  # the common case first: every input at hand
-        value = _at_hand(i, engine)
+        k = i._known  # (a known value tested here before _at_hand: most inputs are one, 0.05 us each)
+        k = k() if k is not None else None
+        value = k.value if k is not None and k.engine is engine else _at_hand(i, engine)
         if value is _MISSING:
             break
         args.append(value)
     else:
+        params = node.params
         try:
-            value = engine._result(kernel(*args, **dict(node.params)), node)
+            value = engine._result(kernel(*args, **dict(params)) if params else kernel(*args), node)
         except Exception:
             return None
-        return _known_now(node, value, engine, node.inputs)
+        return _known_now(node, value, engine)
     values: dict[int, object] = {}
     order: list[Node] = []
     stack = [(node, False)]
@@ -533,8 +560,8 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     except Exception:
         return None
     for n in order[:-1]:  # computed on the way: they pin nothing now (as a step's nodes)
-        object.__setattr__(n, "_pins", None)
-    return _known_now(node, value, engine, [i for n in order for i in n.inputs])
+        _set_pins(n, None)
+    return _known_now(node, value, engine)
 
 
 _MISSING = object()
@@ -554,7 +581,7 @@ def _at_hand(node: Node, engine):
     return _MISSING
 
 
-def _known_now(node: Node, value, engine, inputs) -> Known:
+def _known_now(node: Node, value, engine) -> Known:
     """Node's Known, keeping the constants' data under it (as a step's
     outputs do).  The constants keep pinning their own data: the array made
     now may be a temporary, and the next op may read them again."""
@@ -565,10 +592,14 @@ def _known_now(node: Node, value, engine, inputs) -> Known:
 
 
 def _data(engine, node: Node):
-    """A leaf's value as an input of a step: a large constant's data or a
-    variable's initial value; None for a small constant (the step's
-    structure holds it, compared by content)."""
-    if node.op == "constant" and node.params[0][1].by_content:
+    """A leaf's value as an input of a step: a large constant's data, a 0-d
+    constant's, or a variable's initial value; None for another small
+    constant (the step's structure holds it, compared by content).  A 0-d
+    constant is a scalar that may change every iteration (``dist[mask] = d``
+    writes one): keyed by its value, each iteration's step would be a new
+    structure, its program built again (bfs_grid's every step), as a
+    literal's would (``Step.literals``)."""
+    if node.op == "constant" and node.params[0][1].by_content and node.shape:
         return None
     return engine._input_value(node)
 

@@ -16,7 +16,10 @@ import numpy as np
 from ..errors import DTypeError, FgraphError, ShapeError, also
 from ..eager import settle
 from ..ops.indexing import getitem as _getitem_op
+from ..ops.reduction import _NoValue
+from ..ops.reduction import _fast as _reduce_fast
 from ..ops.selection import Selection, select, update
+from ..ops.ufunc import OBJECTS as _UFUNC_OBJECTS
 from ..ops.ufunc import array_ufunc as _array_ufunc
 from ..ops.writes import setitem_node
 from ..ops.writes import view as _view
@@ -129,6 +132,23 @@ def _method(name: str):
     return method
 
 
+def _reducing_method(name: str):
+    """``t.sum()``, ``t.max(0)``, ``t.mean(axis=1)``: the node the namespace's
+    function made before for these arguments (``reduction._fast``), made at
+    once, without the namespace's ``out=`` and handle wrappers (1 us of a
+    small sum); any other call goes the long way.  (_fast names the user's
+    line through user_location(3): its caller is this method, as it is
+    the namespace function's own when called from there.)"""
+    def method(self, *args, **kwargs):
+        if len(args) + len(kwargs) <= 1 and (not kwargs or "axis" in kwargs) and type(self) is Tensor:
+            hit = _reduce_fast(name, self, args[0] if args else kwargs.get("axis"), None, _NoValue)
+            if hit is not None:
+                return hit
+        return getattr(_namespace(), name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
 class _Methods:
     """The methods install() puts on Tensor."""
 
@@ -229,6 +249,14 @@ class _Methods:
         return self.stack.namespace or _namespace()
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs:
+            # ``b - t``, ``A @ t`` with a NumPy array first: the call array_ufunc would make (the Ufunc's
+            # own for its nin arrays, no keywords), made here without its look-ups and Ufunc.__call__'s
+            # frame (1.2 us).  user_location(3) in the impl starts at this method's caller, as it does at
+            # Ufunc.__call__'s.
+            hit = _ufunc_calls().get(ufunc)
+            if hit is not None and len(inputs) == hit[0]:
+                return hit[1](*inputs)
         return _array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
@@ -361,6 +389,16 @@ class FlatIter:
 
 
 
+#: NumPy's ufunc -> (nin, the plain call of the default namespace's Ufunc for it), for __array_ufunc__
+_UFUNC_CALLS: dict = {}
+
+
+def _ufunc_calls() -> dict:
+    if not _UFUNC_CALLS:
+        _UFUNC_CALLS.update({obj._np: (obj._nin, obj._impl) for obj in _UFUNC_OBJECTS.values()})
+    return _UFUNC_CALLS
+
+
 # NumPy function -> our function, for __array_function__ (built once, lazily)
 _IMPLS: dict | None = None
 
@@ -400,6 +438,9 @@ _METHODS = ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin
             "argsort", "repeat", "conjugate", "ptp", "searchsorted"]
 
 
+#: the methods with reduction's fast path (its op names are theirs)
+_REDUCING = frozenset(("sum", "prod", "mean", "max", "min", "all", "any"))
+
 _CLASS_BOOKKEEPING = frozenset(("__module__", "__qualname__", "__dict__", "__weakref__", "__doc__",
                                 "__firstlineno__", "__static_attributes__"))
 
@@ -422,4 +463,4 @@ def install(namespace, cls=Tensor) -> None:
     for name, ufunc in _COMPARISONS:
         setattr(cls, f"__{name}__", _binary(ufunc))
     for name in _METHODS:
-        setattr(cls, name, _method(name))
+        setattr(cls, name, _reducing_method(name) if name in _REDUCING else _method(name))

@@ -822,8 +822,34 @@ _GRADS = {
     "all": no_gradient, "any": no_gradient, "count_nonzero": no_gradient,
 }
 
+#: op -> the ufunc whose ``reduce`` NumPy's function runs on an ndarray (fromnumeric._wrapreduction), and
+#: the dtype any/all reduce in (None: the op's own dtype param)
+_UFUNC_REDUCE = {"sum": (np.add, None), "prod": (np.multiply, None), "max": (np.maximum, None),
+                 "min": (np.minimum, None), "any": (np.logical_or, bool), "all": (np.logical_and, bool)}
+
+
+def _reducing_directly(op: str, kernel):
+    """``kernel``, calling the ufunc's ``reduce`` itself for one ndarray and no
+    ``initial``: what NumPy's ``np.sum`` ends in, without its dispatch and
+    keyword filtering (1.3 of a small sum's 2.1 us).  Anything else (a
+    ``where`` input, ``initial``, a NumPy scalar) goes through ``kernel``."""
+    ufunc, fixed = _UFUNC_REDUCE[op]
+    reduce = ufunc.reduce
+
+    def run(*arrays, **params):
+        a = arrays[0]
+        if type(a) is np.ndarray and len(arrays) == 1 and "initial" not in params:
+            return reduce(a, params.get("axis"), params.get("dtype", fixed), None,
+                          keepdims=params.get("keepdims", False))
+        return kernel(*arrays, **params)
+    run.__name__ = kernel.__name__
+    return run
+
+
 for _n, (_fn, _kind, _) in SPEC.items():
     _kernel, _out = kernels(_n)
+    if _n in _UFUNC_REDUCE:
+        _kernel = _reducing_directly(_n, _kernel)
     if _kind in ("reduce", "arg"):
         defop(_n, _rule(_n), f"numpy.{_n}", reduction=True, nin=1, kernel=_kernel, out_kernel=_out,
               grad=_GRADS[_n])
