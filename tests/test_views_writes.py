@@ -426,3 +426,19 @@ def test_writes_to_a_jit_argument_change_the_traced_value_not_the_callers_array(
     a = np.arange(3.0)
     assert float(f(a)) == 5.0 + 2.0 + 4.0
     np.testing.assert_array_equal(a, [0.0, 1.0, 2.0])
+
+
+def test_imag_of_a_real_view_keeps_numpys_layout():
+    """``x.imag`` of a real array is a new read-only array of zeros laid out
+    as ``x`` is (NumPy's K order): a transposed one's reshape then copies,
+    and the copy is writeable (found by the random programs above)."""
+    for xp in (np, fnp):
+        a = xp.zeros((1, 3, 3)).T
+        im = a.imag
+        flat = im.reshape(9)
+        flat[0] = 1.0
+        if xp is np:
+            want = (im.strides, im.flags.c_contiguous, im.flags.writeable, flat.flags.writeable, float(flat[0]))
+        else:
+            got = (im.strides, im.flags.c_contiguous, im.flags.writeable, flat.flags.writeable, float(flat[0]))
+    assert got == want

@@ -20,6 +20,7 @@ import functools
 import inspect
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..errors import ShapeError
 from ..tensor import Tensor, _shadow_of, assign, link_view
@@ -84,7 +85,11 @@ def viewing(fn, layout_fn, kind: str):
             return _fresh_result(result, args)
         if shadow is READ_ONLY:
             result = Tensor(result.node, result.stack)
-            _shadow_of(result).flags.writeable = False
+            layout = _shadow_of(result)
+            strides = _strides_like(layouts[0])
+            if strides is not None:  # NumPy's new array keeps its argument's order (K)
+                result._shadow = layout = as_strided(layout, strides=strides)
+            layout.flags.writeable = False
             return result
         if kind == "one":
             return link_view(args[0], result, shadow) if isinstance(args[0], Tensor) else result
@@ -95,6 +100,16 @@ def viewing(fn, layout_fn, kind: str):
                   for p, r, s in zip(parents, results, shadows)]
         return type(result)(linked) if isinstance(result, (tuple, list)) else linked[0]
     return wrapped
+
+
+def _strides_like(layout) -> tuple | None:
+    """The strides of NumPy's new array made like ``layout`` in K order
+    (``x.imag`` of a real ``x``), or None for C order: NumPy's own answer,
+    from an array it allocates (so only up to 2**20 elements; beyond, C
+    order)."""
+    if not isinstance(layout, np.ndarray) or layout.flags.c_contiguous or layout.size > 1 << 20:
+        return None
+    return np.empty_like(layout).strides
 
 
 def _arguments(args, kwargs):
