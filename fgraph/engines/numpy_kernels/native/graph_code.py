@@ -199,6 +199,31 @@ def _collapsed(body: list, nest: _Nest, shape) -> list | None:
             *[line.replace("[FG_AT]", "[i0]") for line in inside], "}}"]
 
 
+def _initial(kind: str, dt) -> str:
+    """C for the value a reduction ``kind`` of dtype ``dt`` starts from."""
+    if dt.kind == "b":
+        return "1" if kind in ("all", "min") else "0"
+    if kind in ("sum", "prod", "count_nonzero"):
+        return "1" if kind == "prod" else "0"
+    if dt.kind == "f":
+        return "INFINITY" if kind == "min" else "-INFINITY"
+    info = np.iinfo(dt)
+    return f"(({_CTYPE[_code(dt)]}){info.max}LL)" if kind == "min" else f"(({_CTYPE[_code(dt)]})({info.min + 1}LL - 1))"
+
+
+def _fold(kind: str, dt, x: str, acc: str) -> str:
+    """C for ``acc`` after folding in element ``x`` (a name or a read)."""
+    if kind == "count_nonzero":
+        return f"{acc} + {x}"
+    if dt.kind == "b" or kind in ("any", "all"):
+        return f"(uint8_t)({acc} {'&' if kind in ('all', 'min') else '|'} ({x} != 0))"
+    if kind in ("sum", "prod"):
+        return f"{acc} {'+' if kind == 'sum' else '*'} {x}"
+    if dt.kind == "f":  # NaN wins (quiet comparisons: no invalid flag NumPy would not raise)
+        return f"(({'isgreater' if kind == 'max' else 'isless'}({x}, {acc}) || isnan({x})) ? {x} : {acc})"
+    return f"({x} {'>' if kind == 'max' else '<'} {acc} ? {x} : {acc})"
+
+
 def _last_reads(order: list, outputs) -> dict:
     """id(node) -> the position of its last reader in ``order`` (a view
     passes on its own readers' positions: it is read where they are);
@@ -280,6 +305,9 @@ class GraphCode:
                     if group and group[0].shape != n.shape:
                         self._store_group(group)
                         group = []
+                    group.append(n)
+                    continue
+                if group and self._folds_whole(n, group[0].shape):  # folded in the same pass
                     group.append(n)
                     continue
                 self._store_group(group)
@@ -538,7 +566,7 @@ class GraphCode:
         el, self._memo = _Element(self.weak_ints), {}
         pairs = [(target, v) for v, target in fill(el, nest.idx)]
         body += el.statements()
-        body += [f"{target} = {el._ref(v)};" for target, v in pairs]
+        body += [f"{target} = {v if isinstance(v, str) else el._ref(v)};" for target, v in pairs]
         nest.close()
         lines += (_collapsed(body, nest, shape) if inner is None else None) or body
 
@@ -563,21 +591,41 @@ class GraphCode:
                 self._store(n)
             return
         homes = [self.home[id(n)] for n in group]
+        shape = group[0].shape
+        folds = [n for n in group if n.op in _REDUCTIONS]  # reductions of all of a value: accumulators
 
         def fill(el, idx):
             pairs = []
             for n, home in zip(group, homes):
+                if n.op in _REDUCTIONS:
+                    x = self._folded(el, n, n.op, idx, shape)
+                    pairs.append((_fold(n.op, n.dtype, el._ref(x), f"acc_{home}"), f"acc_{home}"))
+                    continue
                 v = el._cast(self._compute(el, n, idx), n.dtype)
                 self._memo[(id(n), idx)] = v  # read at this index: this value, before it is stored
                 pairs.append((v, f"(({_CTYPE[_code(n.dtype)]} *){home})[{_flat(idx, n.shape)}]"))
             if any(text.startswith(f"{home}[") for text in el.reads for home in homes):
-                raise _Apart  # one reads another at some other index: not yet computed there
+                raise _Apart  # one reads another at some other index (or a reduction not yet complete)
             return pairs
+        start = len(self.lines)
         try:
-            self._nest_values(group[0].shape, fill)
+            self._nest_values(shape, fill)
         except _Apart:
             for n in group:
                 self._store(n)
+            return
+        self.lines[start:start] = [f"{_CTYPE[_code(n.dtype)]} acc_{self.home[id(n)]} = {_initial(n.op, n.dtype)};"
+                                   for n in folds]
+        self.lines += [f"(({_CTYPE[_code(n.dtype)]} *){self.home[id(n)]})[0] = acc_{self.home[id(n)]};"
+                       for n in folds]
+
+    def _folds_whole(self, n, shape) -> bool:
+        """Whether reduction ``n`` folds all of a value of ``shape`` in any
+        order (not a float sum: NumPy's pairwise order needs it in memory)."""
+        if n.op not in _REDUCTIONS or self._pairwise_sum(n) or n.inputs[0].shape != shape:
+            return False
+        kind, axes, _, _ = self._reduction(n)
+        return axes == tuple(range(len(shape)))
 
     def _store(self, n):
         home, ct = self.home[id(n)], _CTYPE[_code(n.dtype)]
@@ -629,50 +677,35 @@ class GraphCode:
         kept = tuple(1 if a in axes else d for a, d in enumerate(shape))
         inner = tuple(d if a in axes else 1 for a, d in enumerate(shape))
         dt = n.dtype
-        ct = _CTYPE[_code(dt)]
         outer = _Nest(self.lines, kept)
-        if dt.kind == "b":
-            init = "1" if kind in ("all", "min") else "0"
-        elif kind in ("sum", "prod", "count_nonzero"):
-            init = "1" if kind == "prod" else "0"
-        elif dt.kind == "f":
-            init = "INFINITY" if kind == "min" else "-INFINITY"
-        else:
-            info = np.iinfo(dt)
-            init = f"(({ct}){info.max}LL)" if kind == "min" else f"(({ct})({info.min + 1}LL - 1))"
-        self.lines.append(f"{ct} acc = {init};")
+        self.lines.append(f"{_CTYPE[_code(dt)]} acc = {_initial(kind, dt)};")
         nest = _Nest(self.lines, inner, depth=len(shape))
         idx = tuple(o if a not in axes else i for a, (o, i) in enumerate(zip(outer.idx, nest.idx)))
         el, self._memo = _Element(self.weak_ints), {}
+        x = self._folded(el, n, kind, idx, shape)
+        self.lines += el.statements()
+        self.lines.append(f"acc = {_fold(kind, dt, el._ref(x), 'acc')};")
+        nest.close()
+        out_idx = outer.idx if keepdims else tuple(i for a, i in enumerate(outer.idx) if a not in axes)
+        self.lines.append(f"{target}[{_flat(out_idx, n.shape)}] = acc;")
+        outer.close()
+
+    def _folded(self, el, n, kind: str, idx: tuple, shape: tuple) -> _Val:
+        """Reduction ``n``'s input at ``idx`` (of the reduced ``shape``), in
+        the type it is folded in."""
         if n.op == "fused_reduce":
             args = [self._value(el, x, _broadcast(idx, x.shape, shape)) for x in n.inputs]
             v = self._expression(el, n.param("expr"), args)
         else:
             v = self._value(el, n.inputs[0], idx)
+        dt = n.dtype
         if kind in ("any", "all", "count_nonzero") or dt.kind == "b":
-            v = el._cast(v, np.dtype(bool))
-        elif kind in ("sum", "prod"):
-            v = el._cast(v, dt)
-        elif _code(v.dtype) != _code(dt):
+            return el._cast(v, np.dtype(bool))
+        if kind in ("sum", "prod"):
+            return el._cast(v, dt)
+        if _code(v.dtype) != _code(dt):
             raise Unsupported(f"{kind} changes the dtype")
-        self.lines += el.statements()
-        x = el._ref(v)
-        if kind == "count_nonzero":
-            self.lines.append(f"acc += {x};")
-        elif dt.kind == "b" or kind in ("any", "all"):
-            op = "&" if kind in ("all", "min") else "|"
-            self.lines.append(f"acc = (uint8_t)(acc {op} ({x} != 0));")
-        elif kind in ("sum", "prod"):
-            self.lines.append(f"acc = acc {'+' if kind == 'sum' else '*'} {x};")
-        elif dt.kind == "f":  # NaN wins (quiet comparisons: no invalid flag NumPy would not raise)
-            test = "isgreater" if kind == "max" else "isless"
-            self.lines.append(f"if ({test}({x}, acc) || isnan({x})) acc = {x};")
-        else:
-            self.lines.append(f"if ({x} {'>' if kind == 'max' else '<'} acc) acc = {x};")
-        nest.close()
-        out_idx = outer.idx if keepdims else tuple(i for a, i in enumerate(outer.idx) if a not in axes)
-        self.lines.append(f"{target}[{_flat(out_idx, n.shape)}] = acc;")
-        outer.close()
+        return v
 
     def _sum_pairwise(self, n, target, axes, shape):
         """A float sum as NumPy adds: pairwise (``fg_pw``) over each run of
