@@ -142,7 +142,8 @@ class NumpyEngine(ArrayEngine):
     whole_step = staticmethod(native_step)  # small steps: one C function (numpy_kernels/native/whole_step.py)
 
     def _result(self, value, node):
-        arr = np.asarray(value, dtype=node.dtype)
+        # (an ndarray of the node's dtype as it is, and setflags: no flags object made; 0.3 us of every small op)
+        arr = value if type(value) is np.ndarray and value.dtype == node.dtype else np.asarray(value, node.dtype)
         if arr.flags.writeable:  # a fresh array, or a view of one nobody else holds
-            arr.flags.writeable = False
+            arr.setflags(write=False)
         return arr
