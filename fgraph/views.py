@@ -23,6 +23,8 @@ read-only, and ``np.shares_memory`` answers exactly as NumPy's does.
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -30,6 +32,30 @@ from .errors import also
 from .shape import c_strides
 from .stack import host_engine
 from .symbol import Node, error_at, hold, make_node
+
+
+def _data_field() -> int | None:
+    """Where an ndarray object holds its data address: NumPy's
+    ``PyArrayObject`` has ``data`` right after the object's header (what
+    ``PyArray_DATA`` reads), checked here against ``ndarray.ctypes.data``;
+    None where it is not so (then ``ctypes.data`` is read)."""
+    at = object.__basicsize__
+    probes = [np.empty(5), np.empty((4, 6))[1:, ::2], np.zeros(()), np.empty(0, np.uint8), np.arange(3.0)[::-1]]
+    if all(ctypes.c_void_p.from_address(id(a) + at).value == a.ctypes.data for a in probes):
+        return at
+    return None
+
+
+_DATA_FIELD = _data_field()
+_WORD = ctypes.c_void_p.from_address
+
+
+def address(x: np.ndarray) -> int:
+    """The data address of ndarray ``x`` (0.2 us; ``x.ctypes.data`` makes a
+    ctypes helper object each time: 1.4 us, a native step's or a no-op write's whole glue)."""
+    if _DATA_FIELD is None or not isinstance(x, np.ndarray):
+        return x.ctypes.data
+    return _WORD(id(x) + _DATA_FIELD).value or 0
 
 
 class Storage:

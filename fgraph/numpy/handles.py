@@ -103,13 +103,13 @@ def viewing(fn, layout_fn, kind: str):
 
 
 def _strides_like(layout) -> tuple | None:
-    """The strides of NumPy's new array made like ``layout`` in K order
-    (``x.imag`` of a real ``x``), or None for C order: NumPy's own answer,
-    from an array it allocates (so only up to 2**20 elements; beyond, C
-    order)."""
+    """The strides of ``x.imag`` for a real ``x`` of layout ``layout``
+    (NumPy's new array of zeros, laid out as ``x`` is), or None for C
+    order: NumPy's own answer, from the array it allocates (so only up to
+    2**20 elements; beyond, C order)."""
     if not isinstance(layout, np.ndarray) or layout.flags.c_contiguous or layout.size > 1 << 20:
         return None
-    return np.empty_like(layout).strides
+    return layout.imag.strides  # (a real layout: NumPy's own new array of zeros)
 
 
 def _arguments(args, kwargs):

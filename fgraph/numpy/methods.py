@@ -25,6 +25,7 @@ from ..ops.writes import setitem_node
 from ..ops.writes import view as _view
 from ..symbol import error_at, make_node
 from ..tensor import (Tensor, _basic_entry, _check_writeable, _shadow_of, assign, link_view, write_node)
+from ..views import address
 from .. import tensor as _tensor
 
 _NS = None  # the namespace (fgraph.numpy), given by install()
@@ -71,6 +72,16 @@ def _inplace(name: str):
         return _write_result(self, getattr(_namespace(), name)(self, other), name)
     method.__name__ = f"__i{name}__"
     return method
+
+
+def _same_memory(view, layout, key) -> bool:
+    """Whether layout ``view`` is exactly ``layout[key]`` (the same first
+    element, shape and strides): a write of it there changes nothing."""
+    try:
+        region = layout[key]
+    except Exception:  # noqa: BLE001  (the write itself will say what is wrong with the key)
+        return False
+    return region.shape == view.shape and region.strides == view.strides and address(region) == address(view)
 
 
 def _write_result(self, result, name: str):
@@ -240,6 +251,9 @@ class _Methods:
         """``t[key] = value``: NumPy's setitem (unsafe cast, broadcasting, last
         write wins), as a new node; t, its base and its views all see it."""
         _check_writeable(self)
+        if type(value) is Tensor and value._storage is not None and value._storage is self._storage \
+                and _same_memory(value._shadow, self._shadow, key):
+            return  # g[1:] |= f ends in g[1:] = (that view of g): its own memory onto itself, as NumPy's does
         write_node(self, setitem_node(self.node, key, value, self.stack))
 
     # -- protocols

@@ -12,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
+from ....views import address
 from .. import kernel_cache
 from . import compiler as _compiler  # (clear_memory_cache's argument has its name)
 from .codegen import Plan, Unsupported, _is_type
@@ -218,30 +219,6 @@ def numpy_reports(flags: int) -> bool:
         return False
     err = np.geterr()
     return any(flags & bit and err[name] != "ignore" for bit, name in _ERR)
-
-
-def _data_field() -> int | None:
-    """Where an ndarray object holds its data address: NumPy's
-    ``PyArrayObject`` has ``data`` right after the object's header (what
-    ``PyArray_DATA`` reads), checked here against ``ndarray.ctypes.data``;
-    None where it is not so (then ``ctypes.data`` is read)."""
-    at = object.__basicsize__
-    probes = [np.empty(5), np.empty((4, 6))[1:, ::2], np.zeros(()), np.empty(0, np.uint8), np.arange(3.0)[::-1]]
-    if all(ctypes.c_void_p.from_address(id(a) + at).value == a.ctypes.data for a in probes):
-        return at
-    return None
-
-
-_DATA_FIELD = _data_field()
-_WORD = ctypes.c_void_p.from_address
-
-
-def address(x: np.ndarray) -> int:
-    """The data address of ndarray ``x`` (0.2 us; ``x.ctypes.data`` makes a
-    ctypes helper object each time: 1.4 us, a native step's whole glue)."""
-    if _DATA_FIELD is None or not isinstance(x, np.ndarray):
-        return x.ctypes.data
-    return _WORD(id(x) + _DATA_FIELD).value or 0
 
 
 def pointers(arrays: list):
