@@ -442,3 +442,25 @@ def test_imag_of_a_real_view_keeps_numpys_layout():
         else:
             got = (im.strides, im.flags.c_contiguous, im.flags.writeable, flat.flags.writeable, float(flat[0]))
     assert got == want
+
+
+def test_a_view_written_back_onto_itself_changes_nothing():
+    """``g[1:] |= f`` ends in ``g[1:] = (g[1:] after |=)``: its own memory,
+    which NumPy's write leaves as it is (no second write); a view of other
+    bytes, or of another dtype over the same bytes, is written (cast)."""
+    for xp in (np, fnp):
+        g = xp.zeros((4, 3))
+        g[1:, :] += xp.ones((3, 3))
+        g[:, ::2] *= 3.0
+        same = g[1:]
+        g[1:] = same
+        shifted = xp.arange(12.0).reshape(4, 3)
+        shifted[1:] = shifted[:-1]
+        ints = xp.asarray([1.5, 2.5, -1.0])
+        ints[...] = ints.view(np.int64)  # its own bytes read as int64, cast back to float64: changed
+        if xp is np:
+            want = (g.copy(), shifted.copy(), ints.copy())
+        else:
+            got = (np.asarray(g), np.asarray(shifted), np.asarray(ints))
+    for w, h in zip(want, got):
+        np.testing.assert_array_equal(w, h)

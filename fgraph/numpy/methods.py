@@ -75,13 +75,15 @@ def _inplace(name: str):
 
 
 def _same_memory(view, layout, key) -> bool:
-    """Whether layout ``view`` is exactly ``layout[key]`` (the same first
-    element, shape and strides): a write of it there changes nothing."""
+    """Whether layout ``view`` is exactly ``layout[key]`` (the same dtype,
+    first element, shape and strides): a write of it there changes nothing
+    (a view of another dtype over the same bytes would be cast)."""
     try:
         region = layout[key]
     except Exception:  # noqa: BLE001  (the write itself will say what is wrong with the key)
         return False
-    return region.shape == view.shape and region.strides == view.strides and address(region) == address(view)
+    return (region.dtype == view.dtype and region.shape == view.shape and region.strides == view.strides
+            and address(region) == address(view))
 
 
 def _write_result(self, result, name: str):
