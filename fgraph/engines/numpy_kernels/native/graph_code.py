@@ -570,7 +570,6 @@ class GraphCode:
         nest.close()
         lines += (_collapsed(body, nest, shape) if inner is None else None) or body
 
-
     @staticmethod
     def _fill_value(n) -> str:
         """C for the value ``zeros``/``ones``/``full`` fill ``n`` with."""

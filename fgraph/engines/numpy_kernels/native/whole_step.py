@@ -90,7 +90,6 @@ class NativeStep:
         STATS["steps"] += 1
         return outs
 
-
     def _result(self, j: int) -> np.ndarray:
         """A buffer for result ``j``: one this step handed out before that
         nothing holds any more (its value was dropped: only this list refers
