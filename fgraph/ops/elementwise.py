@@ -308,6 +308,7 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
     else:
         impl = _binary_fast(name, ufunc, general)
     impl.__name__ = impl.__qualname__ = public
+    impl.node_of = node_of  # (where=: Ufunc._only_where builds the node without computing it)
     return Ufunc(ufunc, impl)
 
 

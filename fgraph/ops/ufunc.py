@@ -63,7 +63,7 @@ import numpy as np
 from ..errors import AxisError, DTypeError, FgraphError, IndexingError, ShapeError, also
 from ..tensor import Tensor, assign, lift, stack_of
 from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
-from ..symbol import Const, Scalar, error_at, make_node
+from ..symbol import Const, Node, Scalar, error_at, make_node
 from .. import stack as _stack
 from .batching import Mixes, refuse_batching
 from .building import remembered
@@ -554,8 +554,10 @@ class Ufunc:
         st = stack_of(inputs + tuple(o for o in outs if isinstance(o, Tensor)))
         mask = None if where is True or where is _ALL else _mask(where, st, name)
         arrays, dtype = self._typed(inputs, st, dtype, signature, casting)
-        result = self._impl(*arrays, dtype=dtype, **kwargs)
-        if mask is not None and name == "power" and result.dtype.kind in "iu":
+        result = self._only_where(arrays, dtype, mask, st) if mask is not None and u.nout == 1 else None
+        if result is None:
+            result = self._impl(*arrays, dtype=dtype, **kwargs)
+        if mask is not None and name == "power" and result.dtype.kind in "iu" and result.op != "ufunc_where":
             # NumPy computes only where the mask is true: a negative integer exponent elsewhere must not
             # raise (the one ufunc that fails on its data), so it is replaced by 1 there
             y = lift(arrays[1], st)
@@ -585,6 +587,22 @@ class Ufunc:
             self._write(target, value, mask, casting)
             final.append(target)
         return tuple(final) if u.nout > 1 else final[0]
+
+    def _only_where(self, arrays, dtype, mask, st) -> Tensor | None:
+        """The ufunc computed only where ``mask`` holds, as NumPy's ``where=``
+        computes (op ``ufunc_where``): no warning from the other elements,
+        and NumPy's masked loop (a complex product there can differ in the
+        last bit from the unmasked loop's).  None where something below is
+        traced (then a ``where`` after the whole ufunc: the same values, and
+        gradients through tracing) or the call is settled at build time."""
+        node_of = getattr(self._impl, "node_of", None)
+        if node_of is None or not mask.concrete:
+            return None
+        built = node_of(arrays, dtype)  # (a node with no handle: not computed, as a small one would be)
+        if type(built) is not Node or not built.concrete:
+            return None
+        return Tensor(make_node("ufunc_where", [mask, *built.inputs],
+                                (("ufunc", self.__name__), ("dtype", built.dtype), ("params", built.params))), st)
 
     def _outs(self, out) -> tuple:
         """``out=`` as a tuple of nout entries (None where not given), checked as NumPy checks it."""
