@@ -14,6 +14,9 @@ from ...c_exprs import CPU
 from .loops import numpy_loop
 
 _CTYPE = CPU.CTYPES
+#: the CPU target C is rendered for (``graph_code.GraphCode(quiet=True)`` sets c_exprs.CPU_QUIET while it
+#: generates: code is generated on the one compiler thread)
+TARGET = [CPU]
 
 
 def _is_type(t) -> bool:
@@ -39,7 +42,7 @@ def _inline(op: str, dts: tuple, a: list[str], params=None) -> str | None:
     """A C expression computing ``op`` exactly as NumPy's loop for ``dts``
     (input dtypes, then the output's); operands already have the input
     dtypes.  None: no exact (vectorisable) C form; NumPy's loop is called."""
-    return c_exprs.render(op, CPU, a, dts[:-1], dts[-1], params)
+    return c_exprs.render(op, TARGET[0], a, dts[:-1], dts[-1], params)
 
 
 def _cast(expr: str, src: np.dtype, dst: np.dtype) -> str:

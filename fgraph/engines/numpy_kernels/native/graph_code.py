@@ -32,7 +32,8 @@ import numpy as np
 
 from ....registry import get_attr
 from ....symbol import topological
-from .codegen import Plan, Unsupported, _CTYPE, _code, _ok, _runtime_dtype, _Val
+from ...c_exprs import CPU_QUIET
+from .codegen import TARGET, Plan, Unsupported, _CTYPE, _code, _ok, _runtime_dtype, _Val
 from .runtime import address
 
 #: the most elements of any value run natively (``python -m fgraph.bench loops`` measures it, 2 cores):
@@ -220,7 +221,7 @@ def _fold(kind: str, dt, x: str, acc: str) -> str:
     if kind in ("sum", "prod"):
         return f"{acc} {'+' if kind == 'sum' else '*'} {x}"
     if dt.kind == "f":  # NaN wins (quiet comparisons: no invalid flag NumPy would not raise)
-        return f"(({'isgreater' if kind == 'max' else 'isless'}({x}, {acc}) || isnan({x})) ? {x} : {acc})"
+        return f"(({TARGET[0].ordered('>' if kind == 'max' else '<', x, acc)} || {x} != {x}) ? {x} : {acc})"
     return f"({x} {'>' if kind == 'max' else '<'} {acc} ? {x} : {acc})"
 
 
@@ -244,7 +245,18 @@ class GraphCode:
     constants' (``constants``, in order), ``out`` its results' buffers,
     ``ws`` ``workspace`` bytes for the values it stores a trip."""
 
-    def __init__(self, graph, name: str, max_values: int | None = None):
+    def __init__(self, graph, name: str, max_values: int | None = None, quiet: bool = False):
+        """``quiet``: ordered float comparisons by the values' bits (``FG_QCMP``),
+        which raise no flag on a NaN however the compiler vectorises them."""
+        before = TARGET[0]
+        if quiet:
+            TARGET[0] = CPU_QUIET
+        try:
+            self._generate(graph, name, max_values)
+        finally:
+            TARGET[0] = before
+
+    def _generate(self, graph, name: str, max_values: int | None):
         # (MAX_VALUES read now, not when the class was made: a benchmark varies it)
         self.graph, self.name = graph, name
         self.max_values = MAX_VALUES if max_values is None else max_values
@@ -782,7 +794,17 @@ _PRELUDE = ["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>",
             "#define FG_CLAMP(i, hi) ((i) < 0 ? 0 : (i) > (hi) ? (hi) : (i))",
             "/* the IEEE flags fetestexcept gave, as runtime.numpy_reports reads them */",
             "#define FG_IEEE(f) (((f) & FE_INVALID ? 1 : 0) | ((f) & FE_DIVBYZERO ? 2 : 0) "
-            "| ((f) & FE_OVERFLOW ? 4 : 0) | ((f) & FE_UNDERFLOW ? 8 : 0))"]
+            "| ((f) & FE_OVERFLOW ? 4 : 0) | ((f) & FE_UNDERFLOW ? 8 : 0))",
+            "#include <string.h>",
+            "/* quiet ordered comparisons (c_exprs.CPU_QUIET): both operands ordered (== is quiet), then their",
+            "   bits as sign-magnitude integers; vectorised, they raise no flag on a NaN (GCC 12's builtins do) */",
+            "static inline int64_t fg_okey_d(double x) { int64_t k; memcpy(&k, &x, 8); "
+            "return k < 0 ? -(k & INT64_MAX) : k; }",
+            "static inline int32_t fg_okey_f(float x) { int32_t k; memcpy(&k, &x, 4); "
+            "return k < 0 ? -(k & INT32_MAX) : k; }",
+            "#define FG_OKEY(x) _Generic((x), float: fg_okey_f, default: fg_okey_d)(x)",
+            "#define FG_QCMP(a, op, b) ((uint8_t)(((a) == (a)) & ((b) == (b)) & "
+            "(FG_OKEY((__typeof__((a) + (b)))(a)) op FG_OKEY((__typeof__((a) + (b)))(b)))))"]
 
 
 # ---------------------------------------------------------------- calling a GraphCode's function

@@ -27,13 +27,14 @@ from .graph_code import GraphCode, constant_arrays, declined, operand, sources, 
 from .runtime import background, enabled, numpy_reports, pointers, started
 
 _DRIVER = """
-int FG_NAME(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
+int FG_NAMEGRAPH(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
   feclearexcept(FE_ALL_EXCEPT);
-  FG_NAME_graph(in, k, out, ws);
+  FG_NAMEGRAPH_graph(in, k, out, ws);
   *flags = FG_IEEE(fetestexcept(FE_ALL_EXCEPT));
   return 0;
 }
 """
+_INVALID = 1  # (runtime.numpy_reports' bit for FE_INVALID)
 #: the largest arrays a step compiled whole may hold (larger: the programs' threaded kernels); between
 #: 65,536 elements and this, incremental evaluation times it against the optimised program
 MAX_VALUES = 1 << 22
@@ -50,17 +51,24 @@ class NativeStep:
 
     def __init__(self, graph):
         self.code = GraphCode(graph, "FG_NAME_graph", max_values=MAX_VALUES)
+        # The same step with quiet comparisons (twice as slow), run when a call raised FE_INVALID: the
+        # fast one's vectorised comparisons raise it on a NaN, where NumPy's raise nothing
+        quiet = GraphCode(graph, "FG_NAME_quiet_graph", max_values=MAX_VALUES, quiet=True)
+        codes, drivers = [self.code], [_DRIVER.replace("FG_NAMEGRAPH", "FG_NAME")]
+        self.quiet = quiet.source().replace("FG_NAME_quiet_graph", "FG_NAME_graph") != self.code.source()
+        if self.quiet:
+            codes.append(quiet)
+            drivers.append(_DRIVER.replace("FG_NAMEGRAPH", "FG_NAME_quiet"))
         self.inputs = [(p.shape, p.dtype, p.weak) for p in graph.inputs]
         self.outputs = [(o.shape, o.dtype) for o in graph.outputs]
-        self.source = "\n".join([sources(self.code), _DRIVER])
-        self.fn = None
+        self.source = "\n".join([sources(*codes), *drivers])
+        self.fn = self.quiet_fn = None
         self._spare = [[] for _ in self.outputs]  # results handed out before, per output (``_result``)
 
     def bind(self, lib, name: str) -> "NativeStep":
-        fn = getattr(lib, name)
-        fn.restype = ctypes.c_int
-        fn.argtypes = [ctypes.c_void_p] * 5
-        self.lib, self.fn = lib, fn
+        self.lib = lib
+        self.fn = _entry(lib, name)
+        self.quiet_fn = _entry(lib, name + "_quiet") if self.quiet else None
         return self
 
     def __call__(self, values: list) -> list | None:
@@ -84,7 +92,10 @@ class NativeStep:
         ws, ws_at = workspace(self.code.workspace)
         consts = constant_arrays(self.code)  # (held through the call: a copy made there has no other owner)
         flags = ctypes.c_int64(0)
-        self.fn(pointers(arrays), pointers(consts), pointers(outs), ws_at, ctypes.byref(flags))
+        args = (pointers(arrays), pointers(consts), pointers(outs), ws_at, ctypes.byref(flags))
+        self.fn(*args)
+        if flags.value & _INVALID and self.quiet_fn is not None and numpy_reports(flags.value):
+            self.quiet_fn(*args)  # (every result is written again)
         if numpy_reports(flags.value):
             return None
         STATS["steps"] += 1
@@ -114,6 +125,13 @@ class NativeStep:
 
 #: results at least this large are reused (``NativeStep._result``); smaller ones come from malloc's free lists
 _SPARE_BYTES = 1 << 18
+
+
+def _entry(lib, name: str):
+    fn = getattr(lib, name)
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_void_p] * 5
+    return fn
 
 
 def _make(graph) -> NativeStep | None:
