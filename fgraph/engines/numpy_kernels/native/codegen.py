@@ -6,6 +6,9 @@ written inline (from the table shared with the CUDA generator,
 (:mod:`.loops`) on each block."""
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+
 import numpy as np
 
 from ....ops.elementwise import UFUNCS
@@ -14,9 +17,23 @@ from ...c_exprs import CPU
 from .loops import numpy_loop
 
 _CTYPE = CPU.CTYPES
-#: the CPU target C is rendered for (``graph_code.GraphCode(quiet=True)`` sets c_exprs.CPU_QUIET while it
-#: generates: code is generated on the one compiler thread)
-TARGET = [CPU]
+_TARGET = threading.local()  # (graph_code.GraphCode(quiet=True) sets c_exprs.CPU_QUIET while it generates)
+
+
+def target():
+    """The CPU target C is rendered for on this thread (``c_exprs.CPU`` unless set)."""
+    return getattr(_TARGET, "cpu", CPU)
+
+
+@contextmanager
+def rendering_for(cpu):
+    """C rendered for ``cpu`` (a c_exprs CPU target) on this thread within the block."""
+    before = target()
+    _TARGET.cpu = cpu
+    try:
+        yield
+    finally:
+        _TARGET.cpu = before
 
 
 def _is_type(t) -> bool:
@@ -42,7 +59,7 @@ def _inline(op: str, dts: tuple, a: list[str], params=None) -> str | None:
     """A C expression computing ``op`` exactly as NumPy's loop for ``dts``
     (input dtypes, then the output's); operands already have the input
     dtypes.  None: no exact (vectorisable) C form; NumPy's loop is called."""
-    return c_exprs.render(op, TARGET[0], a, dts[:-1], dts[-1], params)
+    return c_exprs.render(op, target(), a, dts[:-1], dts[-1], params)
 
 
 def _cast(expr: str, src: np.dtype, dst: np.dtype) -> str:

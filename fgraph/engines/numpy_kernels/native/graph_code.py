@@ -33,7 +33,7 @@ import numpy as np
 from ....registry import get_attr
 from ....symbol import topological
 from ...c_exprs import CPU_QUIET
-from .codegen import TARGET, Plan, Unsupported, _CTYPE, _code, _ok, _runtime_dtype, _Val
+from .codegen import Plan, Unsupported, _CTYPE, _code, _ok, _runtime_dtype, _Val, rendering_for, target
 from .runtime import address
 
 #: the most elements of any value run natively (``python -m fgraph.bench loops`` measures it, 2 cores):
@@ -221,7 +221,7 @@ def _fold(kind: str, dt, x: str, acc: str) -> str:
     if kind in ("sum", "prod"):
         return f"{acc} {'+' if kind == 'sum' else '*'} {x}"
     if dt.kind == "f":  # NaN wins (quiet comparisons: no invalid flag NumPy would not raise)
-        return f"(({TARGET[0].ordered('>' if kind == 'max' else '<', x, acc)} || {x} != {x}) ? {x} : {acc})"
+        return f"(({target().ordered('>' if kind == 'max' else '<', x, acc)} || {x} != {x}) ? {x} : {acc})"
     return f"({x} {'>' if kind == 'max' else '<'} {acc} ? {x} : {acc})"
 
 
@@ -248,13 +248,8 @@ class GraphCode:
     def __init__(self, graph, name: str, max_values: int | None = None, quiet: bool = False):
         """``quiet``: ordered float comparisons by the values' bits (``FG_QCMP``),
         which raise no flag on a NaN however the compiler vectorises them."""
-        before = TARGET[0]
-        if quiet:
-            TARGET[0] = CPU_QUIET
-        try:
+        with rendering_for(CPU_QUIET if quiet else target()):
             self._generate(graph, name, max_values)
-        finally:
-            TARGET[0] = before
 
     def _generate(self, graph, name: str, max_values: int | None):
         # (MAX_VALUES read now, not when the class was made: a benchmark varies it)
