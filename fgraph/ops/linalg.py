@@ -50,14 +50,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import DTypeError, FgraphError, ShapeError, user_location
+from ..errors import DTypeError, FgraphError, ShapeError
 from .batching import refuse_batching, stacked_matrices
 from ..opdef import no_gradient, one_output
 from ..registry import Refused, set_attr
 from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of
-from ..symbol import Node, error_at, make_node, new_node
+from ..symbol import error_at, make_node
 from . import creation, elementwise, movement, reduction
+from .building import remembered
 from .products import (_build, _check_axis, _col, _eye, _ftype, _int_param, _keep, _matrices, _mT, _nodes,
                        _probe, _row, _scalar_param, _square, _sum_to, _sym, _wants, _axis, matmul)
 from .products import (  # noqa: F401  (numpy.linalg's names: fgraph.numpy.linalg takes them from here)
@@ -767,43 +768,29 @@ def _norm_axis(axis, ndim):
     return (_axis(axis, ndim),)
 
 
-#: norm's params for plain arguments (an ``ord`` of None, an int, a string or an infinity; int axes), one
-#: tuple for each: what keys a node's params (canonical_params) and a kernel's keywords is remembered by
-#: the params object, so a loop's ``norm(x)`` builds them once, not at every call (1.5 us of 9)
-_NORM_PARAMS: dict = {}
-_PLAIN = (("ord", None), ("axis", None), ("keepdims", False))  # norm(x)'s
-_NORM_PARAMS[(type(None), _PLAIN)] = _PLAIN
-#: (shape, dtype, weak) of a lazy array -> (shape, dtype) of its ``norm(x)``, as make_node made it
-_PLAIN_SEEN: dict = {}
+#: norm's nodes by the lazy array's (shape, dtype, weak) and the arguments (``building.remembered``): a
+#: loop's ``norm(x)`` makes its node at once, with the params the first call made (so their canonical form
+#: and the kernel's keywords are remembered by that object): 1 us against 9
+_NORMS: dict = {}
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """Lazy ``numpy.linalg.norm`` (NumPy's signature and rules)."""
-    if ord is None and axis is None and keepdims is False and type(x) is Tensor:
-        # ``norm(x)`` in a loop: a shape and dtype seen before make the node at once (1 us).
-        # user_location(2) starts at the caller of this function, as make_node's does.
-        n = x.node
-        hit = _PLAIN_SEEN.get((n.shape, n.dtype, n.weak))
-        if hit is not None:
-            return Tensor(new_node(Node, "norm", _PLAIN, (n,), hit[0], hit[1], False, None, user_location(2)),
-                          x.stack)
-    (n,), st = _nodes((x,))
-    axis = _norm_axis(axis, n.ndim)
-    params = (("ord", ord), ("axis", axis), ("keepdims", bool(keepdims)))
     t = type(ord)
     # keyed with ord's type (2, 2.0 and True are equal keys); no float but the infinities (0.0 == -0.0)
-    if (ord is None or t is int or t is str or (t is float and abs(ord) == np.inf)) and \
-            (axis is None or all(type(a) is int for a in axis)):
-        params = _NORM_PARAMS.setdefault((t, params), params)
-        if len(_NORM_PARAMS) > 256:
-            _NORM_PARAMS.clear()
-            _NORM_PARAMS[(type(None), _PLAIN)] = _PLAIN
-    result = Tensor(make_node("norm", (n,), params), st)
-    if params is _PLAIN:
-        if len(_PLAIN_SEEN) >= 4096:
-            _PLAIN_SEEN.clear()
-        _PLAIN_SEEN[(n.shape, n.dtype, n.weak)] = (result.node.shape, result.node.dtype)
-    return result
+    if type(x) is Tensor and type(keepdims) is bool and \
+            (ord is None or t is int or t is str or (t is float and abs(ord) == np.inf)) and \
+            (axis is None or type(axis) is int or (type(axis) is tuple and all(type(a) is int for a in axis))):
+        n = x.node
+        return remembered(_NORMS, (n.shape, n.dtype, n.weak, t, ord, axis, keepdims), n, x.stack, None,
+                          _norm, x, ord, axis, keepdims)
+    return _norm(x, ord, axis, keepdims)
+
+
+def _norm(x, ord, axis, keepdims):
+    (n,), st = _nodes((x,))
+    params = (("ord", ord), ("axis", _norm_axis(axis, n.ndim)), ("keepdims", bool(keepdims)))
+    return Tensor(make_node("norm", (n,), params), st)
 
 
 def _vector_norm_rule(inputs, axis=None, keepdims=False, ord=2):
