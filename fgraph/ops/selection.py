@@ -126,10 +126,15 @@ def apply_ufunc(name: str, node_of, args: tuple, dtype) -> Selection | None:
     r = node_of(full, dtype)  # (a node with no handle: not computed, as a small one would be)
     if type(r) is not Node or r.shape != shape:  # settled at build time, several outputs, or a broadcast that grew
         return None
-    node = make_node("ufunc_where", [_broadcast_mask(mask, shape), *r.inputs],
-                     (("ufunc", name), ("dtype", r.dtype), ("params", r.params)))
     st = stack_of(args)
-    return Selection(Tensor(node, st), mask, st)
+    return Selection(Tensor(only_where(_broadcast_mask(mask, shape), r), st), mask, st)
+
+
+def only_where(mask, node):
+    """Ufunc node ``node`` computed only where ``mask`` holds, zero elsewhere
+    (op ``ufunc_where``: NumPy's ``out=zeros, where=mask``)."""
+    return make_node("ufunc_where", [mask, *node.inputs],
+                     (("ufunc", node.op), ("dtype", node.dtype), ("params", node.params)))
 
 
 def masked_write(x, key, value):
@@ -154,4 +159,4 @@ def update(target: Selection, result) -> bool:
     return True
 
 
-__all__ = ["Selection", "select", "apply_ufunc", "masked_write", "update"]
+__all__ = ["Selection", "select", "apply_ufunc", "masked_write", "update", "only_where"]

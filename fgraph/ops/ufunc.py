@@ -68,6 +68,7 @@ from .. import stack as _stack
 from .batching import Mixes, refuse_batching
 from .building import remembered
 from .reduction import static_param
+from .selection import only_where
 
 __all__: list = []
 
@@ -601,8 +602,7 @@ class Ufunc:
         built = node_of(arrays, dtype)  # (a node with no handle: not computed, as a small one would be)
         if type(built) is not Node or not built.concrete:
             return None
-        return Tensor(make_node("ufunc_where", [mask, *built.inputs],
-                                (("ufunc", self.__name__), ("dtype", built.dtype), ("params", built.params))), st)
+        return Tensor(only_where(mask, built), st)
 
     def _outs(self, out) -> tuple:
         """``out=`` as a tuple of nout entries (None where not given), checked as NumPy checks it."""

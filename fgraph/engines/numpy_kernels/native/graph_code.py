@@ -221,7 +221,7 @@ def _fold(kind: str, dt, x: str, acc: str) -> str:
     if kind in ("sum", "prod"):
         return f"{acc} {'+' if kind == 'sum' else '*'} {x}"
     if dt.kind == "f":  # NaN wins (quiet comparisons: no invalid flag NumPy would not raise)
-        return f"(({target().ordered('>' if kind == 'max' else '<', x, acc)} || {x} != {x}) ? {x} : {acc})"
+        return f"(({target().ordered('>' if kind == 'max' else '<', x, acc)} | {target().isnan(x, dt)}) ? {x} : {acc})"
     return f"({x} {'>' if kind == 'max' else '<'} {acc} ? {x} : {acc})"
 
 

@@ -208,7 +208,8 @@ def _layout(shape: tuple, arrays: list):
 
 _LIMITS = {"i4": (-2 ** 31, 2 ** 31 - 1), "i8": (-2 ** 63, 2 ** 63 - 1), "f4": (-2 ** 53, 2 ** 53),
            "f8": (-2 ** 53, 2 ** 53), "b1": (-2 ** 63, 2 ** 63 - 1)}
-_ERR = ((1, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
+INVALID = 1  # the flag bit of FE_INVALID (graph_code's FG_IEEE)
+_ERR = ((INVALID, "invalid"), (2, "divide"), (4, "over"), (8, "under"))
 
 
 def numpy_reports(flags: int) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 from .codegen import Unsupported
 from .compiler import STATS, build
 from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
-from .runtime import background, enabled, numpy_reports, pointers, started
+from .runtime import INVALID, background, enabled, numpy_reports, pointers, started
 
 _DRIVER = """
 int FG_NAMEGRAPH(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
@@ -34,7 +34,6 @@ int FG_NAMEGRAPH(char *const *in, char *const *k, char *const *out, char *ws, in
   return 0;
 }
 """
-_INVALID = 1  # (runtime.numpy_reports' bit for FE_INVALID)
 #: the largest arrays a step compiled whole may hold (larger: the programs' threaded kernels); between
 #: 65,536 elements and this, incremental evaluation times it against the optimised program
 MAX_VALUES = 1 << 22
@@ -94,7 +93,7 @@ class NativeStep:
         flags = ctypes.c_int64(0)
         args = (pointers(arrays), pointers(consts), pointers(outs), ws_at, ctypes.byref(flags))
         self.fn(*args)
-        if flags.value & _INVALID and self.quiet_fn is not None and numpy_reports(flags.value):
+        if flags.value & INVALID and self.quiet_fn is not None and numpy_reports(flags.value):
             self.quiet_fn(*args)  # (every result is written again)
         if numpy_reports(flags.value):
             return None
