@@ -316,6 +316,17 @@ class Tensor:
     def tolist(self):
         return self.eval().tolist()
 
+    def tobytes(self, order="C"):
+        """NumPy's ``tobytes``: the value's bytes; order ``"A"`` is Fortran's
+        where this array's layout (``flags``) is, as in NumPy."""
+        if order == "A":
+            order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
+        return self.eval().tobytes(order)
+
+    def tofile(self, fid, sep="", format="%s"):
+        """NumPy's ``tofile``: the value written in C order, as NumPy writes it."""
+        self.eval().tofile(fid, sep=sep, format=format)
+
     def _scalar(self, kind):
         shape = self.node.shape
         if not shape:  # a 0-d array: its value is the scalar (float(loss), every step: no size or reshape)

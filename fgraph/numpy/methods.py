@@ -451,7 +451,7 @@ _COMPARISONS = [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "le
                 ("gt", "greater"), ("ge", "greater_equal")]
 _METHODS = ["sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any", "cumsum",
             "cumprod", "ravel", "squeeze", "swapaxes", "take", "clip", "round", "diagonal", "trace",
-            "argsort", "repeat", "conjugate", "ptp", "searchsorted"]
+            "argsort", "repeat", "conjugate", "ptp", "searchsorted", "argpartition", "choose"]
 
 
 #: the methods with reduction's fast path (its op names are theirs)
