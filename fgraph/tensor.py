@@ -22,7 +22,7 @@ from .array_api import unsupported_dtype
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
 from .eager import host_engine, settle, small_value
-from .symbol import Const, Known, Node, Scalar, error_at, exact_key, make_node, next_id
+from .symbol import Const, Node, Scalar, const_node, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -71,14 +71,7 @@ def constant_node(array, name: str | None = None) -> Node:
     itself when nothing can write it).  A large one's data is owned by a
     ``Known`` that the node pins until a step computed from it, and then
     lives only as long as a lazy array needs it (``symbol.Known``)."""
-    c = Const(np.asarray(array))
-    arr = c.array
-    node = Node("constant", (("value", c),), (), arr.shape, arr.dtype, False, name, user_location(2))
-    if not c.by_content:
-        known = Known(node, arr, host_engine())
-        object.__setattr__(node, "_pins", known)  # until a step that reads it lets go
-        c.release_to(known, node.where)
-    return node
+    return const_node(Const(np.asarray(array)), name, user_location(2), host_engine())
 
 
 def placeholder_node(shape, dtype, name: str | None = None, uid: int | None = None) -> Node:
@@ -203,9 +196,9 @@ class Tensor:
     def __init__(self, node: Node, stack: _stack.Stack | None = None):
         self._node = node
         self.stack = stack or _stack.DEFAULT
-        settle(self, node)
         self._storage = self._steps = self._base = self._shadow = None
         self._version = 0
+        settle(self, node)  # (last: it may evaluate, which reads this array as any other)
 
     # identity hashing: tensors are usable as dict keys (e.g. updates)
     __hash__ = object.__hash__
