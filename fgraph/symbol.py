@@ -455,24 +455,46 @@ _serial = itertools.count().__next__  # Node.born
 
 
 def _rooted(inputs: tuple) -> tuple | None:
-    """``inputs`` with each one at least HISTORY_DEPTH deep whose value is
-    known on the host replaced by its ``Released`` constant (one per
-    value), or None if none is."""
+    """``inputs`` with each one at least HISTORY_DEPTH deep made on a known
+    value instead, or None if none can be: a known value (on the host) is
+    replaced by its ``Released`` constant (one per value); a view-like op
+    over one (``roll``'s slices of a state just fetched) is made again on
+    it, so the chain is cut there too."""
     rooted = None
     for k, i in enumerate(inputs):
         if i.depth < HISTORY_DEPTH:
             continue
-        known = i._known
-        known = known() if known is not None else None
-        if known is None or type(known.value) is not np.ndarray:
-            continue  # not computed yet (a fetch will), or on a device: kept
-        leaf = known.leaf
-        if leaf is None:
-            leaf = known.leaf = const_node(Released(known.value, i.born), i.name, i.where, known.engine)
-        if rooted is None:
-            rooted = list(inputs)
-        rooted[k] = leaf
+        r = _rooted_input(i)
+        if r is not None:
+            if rooted is None:
+                rooted = list(inputs)
+            rooted[k] = r
     return tuple(rooted) if rooted is not None else None
+
+
+def _rooted_input(node: "Node") -> "Node | None":
+    """``node``'s value as a node with a short history: its ``Released``
+    constant if its value is known, else its ``KEEPS_INPUTS`` ops (a few)
+    made again on such a constant below them; None if neither."""
+    chain = []
+    while True:
+        known = node._known
+        known = known() if known is not None else None
+        if known is not None:
+            if type(known.value) is not np.ndarray:
+                return None  # on a device: kept
+            leaf = known.leaf
+            if leaf is None:
+                leaf = known.leaf = const_node(Released(known.value, node.born), node.name, node.where,
+                                               known.engine)
+            break
+        if node.op not in KEEPS_INPUTS or not node.inputs or len(chain) >= 8:
+            return None  # not computed yet (a fetch will), and no view of a computed value
+        chain.append(node)
+        node = node.inputs[0]
+    for n in reversed(chain):
+        leaf = Node(n.op, n.params, (leaf,) + n.inputs[1:], n.shape, n.dtype, n.weak, n.name, n.where)
+    return leaf
 
 
 def released_as(node: "Node") -> "Node | None":
