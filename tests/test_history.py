@@ -49,6 +49,24 @@ def test_a_rebinding_loop_holds_a_bounded_graph_and_numpys_values(shape):
     assert max(sizes) < 300  # ... not the 600 ops made
 
 
+def test_a_loop_of_rolls_is_cut_through_the_views_it_reads():
+    """``u = f(roll(u))``: roll reads u through slices (which keep their
+    input, as a view's chain must); they are made again on u's value, so the
+    chain is cut, not kept to twice the depth."""
+    u0 = np.random.default_rng(2).normal(size=BIG)
+    with shallow(30):
+        u, want = fnp.asarray(u0), u0
+        sizes = []
+        for i in range(200):
+            u = 0.5 * u + 0.25 * (fnp.roll(u, 1, 0) + fnp.roll(u, -1, 1))
+            want = 0.5 * want + 0.25 * (np.roll(want, 1, 0) + np.roll(want, -1, 1))
+            if i % 5 == 0:
+                float(u[0, 0])
+            sizes.append(u.node.depth)
+        np.testing.assert_array_equal(np.asarray(u), want)
+    assert max(sizes) <= 30 + 5 * 6 + 6  # the depth, then at most a window of five steps
+
+
 def test_a_lazy_loop_that_never_fetches_is_computed_once_twice_as_deep():
     x0 = np.random.default_rng(1).normal(size=BIG)
     with shallow(10):
