@@ -47,9 +47,12 @@ class Const:
 
     __slots__ = ("_array", "_owner", "_what", "_key", "_hash")
 
-    def __init__(self, array: np.ndarray):
+    def __init__(self, array: np.ndarray, key: tuple | None = None):
+        """``key``: the content key of a small ``array`` already computed (it is not checked)."""
         arr = frozen_array(array)
-        if arr.nbytes <= CONTENT_KEY_BYTES:
+        if key is not None:
+            pass
+        elif arr.nbytes <= CONTENT_KEY_BYTES:
             key = (arr.dtype.str, arr.shape, arr.tobytes())
         else:
             key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()

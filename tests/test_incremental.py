@@ -518,6 +518,25 @@ def test_a_chain_of_element_writes_reuses_its_temporary_in_place():
     assert calls["in place"] >= 299 and calls["copy"] <= 1
 
 
+def test_a_small_numpy_operand_is_one_node_and_an_asarray_array_its_own():
+    """``b - x`` every step with the same small NumPy ``b``: one constant
+    node (its content is its key), not a Const made anew each time; two
+    ``asarray`` of equal data stay two arrays (a gradient tells them apart)."""
+    b = np.arange(5.0)
+    x = fnp.asarray(np.ones(5))
+    first, second = (b - x).node.inputs[0], (b - x).node.inputs[0]
+    assert first is second and first.op == "constant"
+    b[0] = 7.0  # new content: a new constant
+    third = (b - x).node.inputs[0]
+    assert third is not first
+    np.testing.assert_array_equal(np.asarray(b - x), b - 1.0)
+    u, v = fnp.asarray(b), fnp.asarray(b)
+    assert u.node is not v.node
+    gu, gv = fgraph.grad((u * 2.0 + v * 3.0).sum(), [u, v])
+    np.testing.assert_array_equal(np.asarray(gu), np.full(5, 2.0))
+    np.testing.assert_array_equal(np.asarray(gv), np.full(5, 3.0))
+
+
 def test_pins_shared_through_different_paths_stay_flat():
     """Two known values reaching a node along many paths: its pins list each
     once (they used to nest, doubling at every level: 2**60 leaves here)."""
