@@ -543,7 +543,7 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
             return None
         return _known_now(node, value, engine)
     if node.op == "slice":  # an element read back after element writes: through the writes, not the array
-        value = read_through(node, lambda n: _at_hand(n, engine), _MISSING)
+        value = read_through(node, _at_hand, engine, _MISSING)
         if value is not _MISSING:
             return _known_now(node, engine._result(value, node), engine)
     values: dict[int, object] = {}

@@ -21,24 +21,25 @@ from ..ops.indexing_kernels import basic_index
 LIMIT = 32
 
 
-def read_through(node, at_hand, missing):
+def read_through(node, at_hand, engine, missing):
     """The value of ``node`` (a small ``slice``) read through the pending
-    basic writes below it, or ``missing``.  ``at_hand(n)``: n's value if it
-    needs no computing, else ``missing``."""
+    basic writes below it, or ``missing``.  ``at_hand(n, engine)``: n's
+    value if it needs no computing, else ``missing``."""
     key = node.params[0][1]
     x = node.inputs[0]
     read = _ranges(key, x.shape)
     if read is None:
         return missing
-    element = len(key) == len(x.shape) and all(type(e) is int for e in key)  # one element: keys compare whole
+    ndim = len(x.shape)
+    element = _is_element(key, ndim)  # one element: keys compare whole
     for _ in range(LIMIT):
-        value = at_hand(x)
+        value = at_hand(x, engine)
         if value is not missing:
             return basic_index(value, key)
         if x.op != "setitem" or len(x.inputs) != 2 or x.params[1][1] is not None:
             return missing  # not a basic write (a mask's where, a fancy index...): computed as it is
         wkey = x.params[0][1]
-        if element and wkey != key and len(wkey) == len(key) and all(type(e) is int for e in wkey):
+        if element and wkey != key and _is_element(wkey, ndim):
             x = x.inputs[0]  # another element written
             continue
         written = _ranges(wkey, x.shape)
@@ -50,11 +51,17 @@ def read_through(node, at_hand, missing):
         v = x.inputs[1]
         if v.size != 1 or not all(all(i in w for i in r) for r, w in zip(read, written)):
             return missing  # an array written, or a read the write covers in part
-        value = at_hand(v)
+        value = at_hand(v, engine)
         if value is missing:
             return missing
         return np.full(node.shape, np.asarray(value).reshape(()), dtype=node.dtype)
     return missing
+
+
+@lru_cache(maxsize=4096)
+def _is_element(key: tuple, ndim: int) -> bool:
+    """Whether a normalised basic key picks one element (an int per axis)."""
+    return len(key) == ndim and all(type(e) is int for e in key)
 
 
 @lru_cache(maxsize=4096)
