@@ -50,12 +50,11 @@ class Const:
     def __init__(self, array: np.ndarray, key: tuple | None = None):
         """``key``: the content key of a small ``array`` already computed (it is not checked)."""
         arr = frozen_array(array)
-        if key is not None:
-            pass
-        elif arr.nbytes <= CONTENT_KEY_BYTES:
-            key = (arr.dtype.str, arr.shape, arr.tobytes())
-        else:
-            key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()
+        if key is None:
+            if arr.nbytes <= CONTENT_KEY_BYTES:
+                key = (arr.dtype.str, arr.shape, arr.tobytes())
+            else:
+                key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()
         # (through the slots themselves, as Node's setters: a NumPy operand becomes a Const at every call)
         _set_array(self, arr)
         _set_owner(self, None)
@@ -241,9 +240,9 @@ class Node:
     ``concrete`` is True when no placeholder or variable lies below the node
     (its value depends on constants alone), computed from the inputs' flags.
     ``depth``: the longest path down to a leaf (0 for a leaf), from the
-    inputs' depths; ``born``: the node's serial number (made before another
-    is made earlier), which tells whether it may lie below a node whose
-    history was released (see :class:`Released`).
+    inputs' depths; ``born``: a serial number, larger for a node made later
+    (a node lies only below nodes made after it), which tells whether it may
+    lie below a node whose history was released (see :class:`Released`).
     """
 
     __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "concrete", "depth", "born",

@@ -149,6 +149,21 @@ def test_a_gradient_through_released_history_is_refused_not_a_silent_zero():
         np.testing.assert_allclose(np.asarray(fgraph.grad((x * x).sum(), x)), 2 * np.asarray(x))
 
 
+def test_a_gradient_with_respect_to_a_view_made_again_is_refused():
+    """A pending view of a deep state is made again on the state's Released
+    constant when used: the view's own node is then not in the graph, and
+    its gradient would be a silent zero."""
+    with shallow(10):
+        u = fnp.asarray(np.linspace(0.1, 1.0, 4200).reshape(BIG))
+        for _ in range(12):
+            u = u * 1.01
+        float(u[0, 0])  # u is known; the view below is large, so pending
+        v = u[1:]
+        y = (v * 2.0).sum()
+        with pytest.raises(fgraph.FgraphError, match="history.*released"):
+            fgraph.grad(y, v)
+
+
 def test_a_variables_history_is_kept_whole():
     with shallow(10):
         v = fnp.variable(np.linspace(0.1, 1.0, 5))

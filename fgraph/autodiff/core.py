@@ -61,9 +61,9 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
         seed = _ones(y.shape, y.dtype)
     root = _expanded(y.node)
     order = topological([root])
-    _check_history(order, wrt)
     # a node made on a wrt's value after its history was released reads its Released constant: that is the wrt
     stands = [released_as(w.node) for w in wrt]
+    _check_history(order, wrt, stands)
     wanted = {id(w.node) for w in wrt} | {id(c) for c in stands if c is not None}
     # which nodes lie on a path from a wrt to y (only those need cotangents)
     reaches: set[int] = set()
@@ -109,20 +109,28 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
     return grads
 
 
-def _check_history(order: list, wrt: Sequence[Tensor]) -> None:
-    """Refuse a gradient that may need released history: a ``Released``
-    constant stands for a node that a ``wrt`` made before it may lie below
-    (its gradient would be a silent zero)."""
-    born = min((w.node.born for w in wrt if w.node.concrete), default=None)
-    if born is None:
+def _check_history(order: list, wrt: Sequence[Tensor], stands: list) -> None:
+    """Refuse a gradient that may need released history (a silent zero
+    otherwise): the output's graph reads a ``Released`` constant, and a
+    concrete ``wrt`` was made before the node it stands for (so it may lie
+    below it), or is not in the graph at all (a view made again on such a
+    constant may stand for it)."""
+    released = [n for n in order if n.op == "constant" and type(n.params[0][1]) is Released]
+    if not released:
         return
-    for n in order:
-        if n.op == "constant" and type(n.params[0][1]) is Released and n.params[0][1].replaced > born:
-            where = f" (the array made at {n.where[0]}:{n.where[1]})" if n.where else ""
-            raise error_at(FgraphError, "grad", f"the output's history{where} was released after "
-                           f"{HISTORY_DEPTH} operations (fgraph.symbol.HISTORY_DEPTH), so the path from an array "
-                           "made before it is gone; differentiate a function instead (fgraph.grad(f)), or start "
-                           "from fnp.variable(...), whose history is kept whole")
+    present = {id(n) for n in order}
+    for w, c in zip(wrt, stands):
+        node = w.node
+        if not node.concrete:
+            continue  # a placeholder's or variable's graph is never cut
+        reached = id(node) in present or (c is not None and id(c) in present)
+        for n in released:
+            if n is not c and (n.params[0][1].replaced > node.born or not reached):
+                where = f" (the array made at {n.where[0]}:{n.where[1]})" if n.where else ""
+                raise error_at(FgraphError, "grad", f"the output's history{where} was released after "
+                               f"{HISTORY_DEPTH} operations (fgraph.symbol.HISTORY_DEPTH), so the path from an "
+                               "array made before it may be gone; differentiate a function instead "
+                               "(fgraph.grad(f)), or start from fnp.variable(...), whose history is kept whole")
 
 
 def _expanded(node: Node) -> Node:
