@@ -255,7 +255,8 @@ def getitem(x, key):
         return _getitem(x, key)
     node = x.node
     shape = node.shape
-    if len(k) == len(shape) and all(type(e) is int and -n <= e < n for e, n in zip(k, shape)):
+    if (k and len(k) == len(shape) and type(k[-1]) is int
+            and all(type(e) is int and -n <= e < n for e, n in zip(k, shape))):
         # one element (x[i, j], a new (i, j) each time in a loop over cells): its slice node made at once,
         # not a recipe remembered per key (every key new: 13 -> 5 us)
         k = tuple([e + n if e < 0 else e for e, n in zip(k, shape)])
