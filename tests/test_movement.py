@@ -562,3 +562,20 @@ def test_errors_name_the_op_and_line():
     ]
     for cls, op, fn in cases:
         expect(cls, op, fn)
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(st.integers(-9, 9), min_size=1, max_size=2), st.booleans())
+def test_roll_by_shifts_taken_from_an_array(shifts, on_axes):
+    # np.roll(base, -s) with s from iterating an array: a lazy 0-d (or 1-d) shift, known now outside tracing
+    a = np.arange(12).reshape(3, 4)
+    s = np.array(shifts)
+    ts = fnp.asarray(s) * 1  # computed, not a constant
+    if on_axes:
+        axes = tuple(range(len(shifts)))
+        want, got = np.roll(a, s, axis=axes), fnp.roll(fnp.asarray(a), ts, axis=axes)
+    else:
+        want, got = np.roll(a, s[0]), fnp.roll(fnp.asarray(a), ts[0])
+    np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(fgraph.ShapeError, match="shift must be a Python value.*placeholder 's'"):
+        fnp.roll(fnp.asarray(a), fnp.placeholder((), np.int64, name="s"))

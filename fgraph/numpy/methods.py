@@ -86,6 +86,20 @@ def _same_memory(view, layout, key) -> bool:
             and address(region) == address(view))
 
 
+def _lazy_bounds(s: slice) -> bool:
+    return isinstance(s.start, Tensor) or isinstance(s.stop, Tensor) or isinstance(s.step, Tensor)
+
+
+def _static_key(key):
+    """``key`` with its slices' lazy bounds as Python ints (evaluated: the
+    getitem op has already refused them under tracing)."""
+    def static(e):
+        if type(e) is slice and _lazy_bounds(e):
+            return slice(*(int(b) if isinstance(b, Tensor) else b for b in (e.start, e.stop, e.step)))
+        return e
+    return tuple(static(e) for e in key) if type(key) is tuple else static(key)
+
+
 def _write_result(self, result, name: str):
     """``t op= u``: NumPy's ``op(t, u, out=t)``.  The result is written into
     t (its handle moves, and so do its base's and every view's), keeping t's
@@ -239,6 +253,8 @@ class _Methods:
             if t is slice:
                 if not ((e.start is None or type(e.start) is int) and (e.stop is None or type(e.stop) is int)
                         and (e.step is None or type(e.step) is int)) and not _basic_entry(e):
+                    if _lazy_bounds(e):  # a[w:] with a lazy w (the op evaluated it): a view, as NumPy's is
+                        return self[_static_key(key)]
                     return result
                 integers_only = False
             elif e is None or e is Ellipsis:

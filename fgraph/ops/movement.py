@@ -38,7 +38,7 @@ from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, 
 from ..symbol import error_at, make_node, refuse_out
 from . import movement_kernels as kernels
 from .batching import Ctx, Mixes, _along_axis as along_axis, _set
-from .building import namespace, remembered
+from .building import namespace, python_value, remembered
 from .creation import asarray
 
 __all__ = [
@@ -934,8 +934,7 @@ def roll(a, shift, axis=None):
 
 
 def _roll(a, shift, axis):
-    if isinstance(shift, Tensor):
-        raise _fail("roll", "shift must be concrete (Python or NumPy integers)", FgraphError)
+    shift = python_value(shift, "roll", "shift", "it decides where the result's slices start")  # np.roll(v, s[i])
     x = _tensor(a)
     if type(shift) is int:  # the common case: one shift, along one axis or the flattened array
         if axis is None:

@@ -327,7 +327,9 @@ def bincount(x, weights=None, minlength=0):
     """Lazy ``numpy.bincount`` with ``minlength``: a static length.  NumPy
     lengthens the result to ``max(x) + 1``; a lazy count cannot, so a value
     at or past ``minlength`` raises where the graph runs (known values now),
-    as a negative one does in NumPy."""
+    as a negative one does in NumPy.  Without ``minlength``, ``x`` is
+    evaluated outside tracing (its maximum is the length, as in NumPy) and
+    refused under tracing."""
     fnp = namespace()
     fn = "bincount"
     minlength = python_value(minlength, fn, "minlength", "it decides the result's length")
@@ -340,6 +342,8 @@ def bincount(x, weights=None, minlength=0):
     if minlength is None or minlength < 0:
         raise _refuse(fn, "'minlength' must not be negative")
     known = known_value(x)
+    if known is None and minlength == 0 and x.node.concrete:  # np.bincount(r.ravel()): max(x) + 1 bins,
+        known = np.asarray(x.eval())                          # known now outside tracing (an evaluation point)
     length = minlength
     if known is not None and known.size:
         if known.min() < 0:
