@@ -70,7 +70,8 @@ _COMPOSITE_NAMES = {
     "statistics": ("cov", "corrcoef", "digitize", "interp", "isin", "bincount", "histogram_bin_edges", "histogram",
                    "histogramdd", "histogram2d"),
     "evaluated": ("array2string", "array_repr", "array_str", "save", "savez", "savez_compressed", "savetxt"),
-    "data_dependent": ("intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots"),
+    "data_dependent": ("intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots",
+                       "poly", "polydiv", "poly1d"),
 }
 assert tuple(_COMPOSITE_NAMES) == _COMPOSITES, "fgraph.ops.COMPOSITES and fgraph.numpy._COMPOSITE_NAMES differ"
 _COMPOSITE_OF = {_name: _family for _family, _names in _COMPOSITE_NAMES.items() for _name in _names}
