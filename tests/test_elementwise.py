@@ -293,3 +293,13 @@ def test_make_complex_dtype_is_the_arithmetic_forms(re, im):
 
     lazy = lambda v: v if isinstance(v, float) else fnp.asarray(v)  # noqa: E731
     assert make_complex(lazy(re), lazy(im)).dtype == np.result_type(re + 1j * im)
+
+
+@settings(max_examples=examples(30))
+@given(array_of(min_dims=0, max_dims=3))
+def test_comparison_with_none_is_elementwise(a):
+    # arr == None: NumPy compares each element with None as objects (a sentinel check in user code)
+    t = fnp.asarray(a)
+    for got, want in [(t == None, a == None), (t != None, a != None),  # noqa: E711
+                      (None == t, None == a), (None != t, None != a)]:  # noqa: E711
+        assert repr(got) == repr(want)

@@ -55,11 +55,19 @@ def _binary(name: str, reflected: bool = False):
                 impl = getattr(_namespace(), name)._impl
             return impl(other, self)
     else:
+        none_is = {"equal": False, "not_equal": True}.get(name)
+
         def method(self, other):
             nonlocal impl
             t = type(other)
-            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
-                return NotImplemented
+            if t is not Tensor and t is not int and t is not float:
+                if isinstance(other, (str, bytes)):
+                    return NotImplemented
+                if other is None and none_is is not None:  # a == None: NumPy compares each element with
+                    fnp = _namespace()                           # None as objects: none is equal to it
+                    if self.ndim:
+                        return fnp.full(self.shape, none_is)
+                    return fnp.logical_not(fnp.full((), not none_is))  # a result, as NumPy's np.False_
             if impl is None:
                 impl = getattr(_namespace(), name)._impl
             return impl(self, other)
