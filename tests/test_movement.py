@@ -579,3 +579,28 @@ def test_roll_by_shifts_taken_from_an_array(shifts, on_axes):
     np.testing.assert_array_equal(np.asarray(got), want)
     with pytest.raises(fgraph.ShapeError, match="shift must be a Python value.*placeholder 's'"):
         fnp.roll(fnp.asarray(a), fnp.placeholder((), np.int64, name="s"))
+
+
+@settings(max_examples=examples(30))
+@given(st.integers(-5, 6), st.integers(1, 3))
+def test_lazy_parameters_of_view_functions_are_read_not_updated(k, sections):
+    # np.rot90(m, k=n) with n = a.max(): NumPy's rot90 does `k %= 4` on its argument; the user's lazy n
+    # must keep its value, and the result must alias m exactly as NumPy's does
+    n = fnp.asarray(np.array([k])) * 1  # computed, not a constant
+    nk = n[0]
+    m, want_m = fnp.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    for r, w in [(fnp.rot90(m, k=nk), np.rot90(want_m, k=k)), (fnp.rot90(m, nk), np.rot90(want_m, k))]:
+        np.testing.assert_array_equal(np.asarray(r), w)
+        r[0, 0] = -k - 10  # a write through the view reaches m where NumPy's reaches want_m
+        w[0, 0] = -k - 10
+        np.testing.assert_array_equal(np.asarray(m), want_m)
+    assert int(nk) == k
+    s = fnp.asarray(np.array([sections])) * 1
+    a, want_a = fnp.arange(6.0), np.arange(6.0)
+    if 6 % sections == 0:
+        parts, want_parts = fnp.split(a, s[0]), np.split(want_a, sections)
+        parts[-1][0], want_parts[-1][0] = -1.0, -1.0
+    parts, want_parts = fnp.split(a, [s[0], s[0] + 1]), np.split(want_a, [sections, sections + 1])
+    parts[1][0], want_parts[1][0] = -2.0, -2.0
+    np.testing.assert_array_equal(np.asarray(a), want_a)
+    assert int(s[0]) == sections
