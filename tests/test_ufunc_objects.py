@@ -573,3 +573,12 @@ def test_isinstance_of_the_ufunc_type():
     assert isinstance(fgraph.make(dtype="float32").add, fnp.ufunc)
     with pytest.raises(TypeError):
         fnp.ufunc()
+
+
+def test_ufunc_at_with_lazy_slice_bounds_outside_tracing():
+    # np.add.at(a, slice(1, n), 1) with n = b.max(): the bounds are known now, as NumPy's
+    want = np.zeros(6)
+    np.add.at(want, slice(1, 4), 1)
+    got = fnp.zeros(6)
+    fnp.add.at(got, slice(1, fnp.arange(5).max()), 1)
+    np.testing.assert_array_equal(np.asarray(got), want)
