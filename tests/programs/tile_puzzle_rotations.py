@@ -4,8 +4,9 @@ import numpy as np
 board = np.arange(1, 17).reshape(4, 4)
 moves = np.array([1, 3, 2, 5, 0, 7])
 turns = moves.sum() % 4
-rotated = np.rot90(board, k=moves.max())
-print("quarter turns from data:", turns, "max move:", moves.max())
+biggest = moves.max()
+rotated = np.rot90(board, k=biggest)
+print("quarter turns from data:", turns, "max move:", biggest)
 print(rotated)
 rotated[0, 0] = 0
 print("board after writing the rotated view:\n", board)
