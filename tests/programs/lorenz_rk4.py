@@ -5,8 +5,8 @@ def f(s, sigma=10.0, rho=28.0, beta=8.0 / 3.0):
     x, y, z = s
     return np.array([sigma * (y - x), x * (rho - z) - y, x * y - beta * z])
 
-dt = 0.01
-steps = 400
+dt = 0.02
+steps = 150
 traj = np.zeros((steps + 1, 3))
 traj[0] = [1.0, 1.0, 1.0]
 for i in range(steps):
@@ -20,4 +20,4 @@ print("final state:", np.round(traj[-1], 4))
 print("z range:", round(float(traj[:, 2].min()), 4), round(float(traj[:, 2].max()), 4))
 crossings = np.count_nonzero(np.diff(np.sign(traj[:, 0])) != 0)
 print("x sign changes:", crossings)
-result = np.round(traj[::50], 6)
+result = np.round(traj[::25], 6)
