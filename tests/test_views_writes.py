@@ -10,6 +10,8 @@ assignment, ``out=``, ``copyto``, ``fill``, ``put``, ``sort``), or read
 whether it owns its data).  Where NumPy raises, fgraph must raise the same
 built-in class.  ``HYPOTHESIS_PROFILE=thorough`` runs 2000 programs.
 """
+import operator
+
 import numpy as np
 import pytest
 from hypothesis import given, note, settings
@@ -464,3 +466,36 @@ def test_a_view_written_back_onto_itself_changes_nothing():
             got = (np.asarray(g), np.asarray(shifted), np.asarray(ints))
     for w, h in zip(want, got):
         np.testing.assert_array_equal(w, h)
+
+
+SCALAR_CASES = [
+    # (how the 0-d value is made, the in-place op): NumPy scalars rebind the name, 0-d arrays are written
+    (lambda xp, a: a[1], lambda m: operator.ifloordiv(m, 2)),
+    (lambda xp, a: a.sum(), lambda m: operator.iadd(m, 1)),
+    (lambda xp, a: a[1], lambda m: operator.iadd(m, 0.5)),
+    (lambda xp, a: a.max() * 2, lambda m: operator.imul(m, 3)),
+    (lambda xp, a: next(iter(a)), lambda m: operator.isub(m, 1)),
+    (lambda xp, a: a.reshape(2, 2)[1, 0], lambda m: operator.ipow(m, 2)),
+    (lambda xp, a: xp.array(3), lambda m: operator.iadd(m, 1)),
+    (lambda xp, a: a[..., 1], lambda m: operator.imul(m, 5)),
+    (lambda xp, a: a[1:2].reshape(()), lambda m: operator.iadd(m, 7)),
+    (lambda xp, a: xp.zeros(()), lambda m: operator.isub(m, 2)),
+    (lambda xp, a: a.sum(), lambda m: operator.iadd(m, np.ones(3))),
+]
+
+
+@pytest.mark.parametrize("make, op", SCALAR_CASES)
+def test_inplace_operators_on_scalars_rebind_on_0d_arrays_write(make, op):
+    # `for n in nums: m = n; m //= p` must leave n (a NumPy scalar there) alone; a 0-d array is written
+    results = []
+    for xp in (np, fnp):
+        a = xp.arange(4)
+        m = make(xp, a)
+        alias = m
+        r = op(m)
+        results.append((np.asarray(r), np.asarray(alias), np.asarray(a), r is alias))
+    (want_r, want_alias, want_a, want_same), (got_r, got_alias, got_a, got_same) = results
+    assert got_same == want_same
+    for g, w in ((got_r, want_r), (got_alias, want_alias), (got_a, want_a)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)

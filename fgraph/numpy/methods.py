@@ -24,7 +24,8 @@ from ..ops.ufunc import array_ufunc as _array_ufunc
 from ..ops.writes import setitem_node
 from ..ops.writes import view as _view
 from ..symbol import error_at, make_node
-from ..tensor import (Tensor, _basic_entry, _check_writeable, _shadow_of, assign, link_view, write_node)
+from ..tensor import (_ZERO_D_ARRAY_OPS, Tensor, _basic_entry, _check_writeable, _shadow_of, assign, link_view,
+                      write_node)
 from ..views import address
 from .. import tensor as _tensor
 
@@ -75,9 +76,26 @@ def _binary(name: str, reflected: bool = False):
     return method
 
 
+def _rebinds(t) -> bool:
+    """Whether ``t op= u`` rebinds the name instead of writing: ``t`` is a
+    value NumPy holds as a scalar (``np.int64``), not a 0-d array: a
+    reduction's or an operator's 0-d result, or an element read ``a[i]`` (a
+    0-d "slice" that is no view).  NumPy scalars are immutable, so
+    ``m //= p`` on ``m = n`` (``for n in nums``) leaves ``n`` alone, and
+    ``m += 0.5`` on an integer gives a float, where a 0-d array (``np.array(3)``,
+    a 0-d view, a variable) is written in place."""
+    if type(t) is not Tensor or t._storage is not None:
+        return False
+    node = t.node
+    return not node.shape and (node.op == "slice" or node.op not in _ZERO_D_ARRAY_OPS)
+
+
 def _inplace(name: str):
     def method(self, other):
-        return _write_result(self, getattr(_namespace(), name)(self, other), name)
+        result = getattr(_namespace(), name)(self, other)
+        if _rebinds(self):
+            return result
+        return _write_result(self, result, name)
     method.__name__ = f"__i{name}__"
     return method
 
@@ -157,6 +175,8 @@ def _pow(self, other):
 
 def _ipow(self, other):
     name, result = _power(self, other)
+    if _rebinds(self):
+        return result
     return _write_result(self, result, name)
 
 
