@@ -4,6 +4,8 @@ splitting, flips, padding, ...) against NumPy.
 Axes and arguments are drawn a little beyond the valid range on purpose:
 where NumPy raises, ``check`` requires fgraph to raise an FgraphError.
 """
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -396,6 +398,26 @@ def test_pad_copy_modes(mode, data):
     check(lambda xp, x: xp.pad(x, pad_width, mode=mode), a)
 
 
+@settings(max_examples=examples(60))
+@given(st.sampled_from(["maximum", "minimum", "mean", "median", "linear_ramp"]), st.data())
+def test_pad_statistic_and_ramp_modes(mode, data):
+    """Statistics of the edge values (stat_length of them) and linear ramps, axis by axis as NumPy pads;
+    integer arrays round the mean and median half to even, as NumPy does."""
+    a = data.draw(array_of(max_dims=3, min_side=0, max_side=4, lo=-50, hi=50))
+    width = st.integers(0, 5)
+    pad_width = data.draw(width | st.tuples(width, width)
+                          | st.lists(st.tuples(width, width), min_size=a.ndim, max_size=a.ndim))
+    if mode == "linear_ramp":
+        value = st.integers(-3, 3) | st.floats(-3, 3)
+        kw = data.draw(st.just({}) | st.builds(lambda v: {"end_values": v}, value | st.tuples(value, value)))
+    else:
+        length = st.integers(0, 5)
+        kw = data.draw(st.just({}) | st.builds(lambda v: {"stat_length": v}, length | st.tuples(length, length)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the mean of no values, NaN cast to an integer
+        check(lambda xp, x: xp.pad(x, pad_width, mode=mode, **kw), a)
+
+
 def test_pad_edge_cases():
     a = np.arange(6, dtype=np.int8).reshape(2, 3)
     check(lambda xp, x: xp.pad(x, 1, constant_values=1000), a)  # NumPy: OverflowError
@@ -405,7 +427,7 @@ def test_pad_edge_cases():
     check(lambda xp, x: xp.pad(x, {1: (1, 2)}), a)
     check(lambda xp, x: xp.pad(x, 2, constant_values=np.nan), np.ones(2))
     with pytest.raises(fgraph.FgraphError, match="not supported lazily"):
-        fnp.pad(fnp.asarray(a), 1, mode="linear_ramp")
+        fnp.pad(fnp.asarray(a), 1, mode=lambda vector, width, axis, kwargs: None)  # a function mode
     with pytest.raises(fgraph.FgraphError, match="reflect_type='even'"):
         fnp.pad(fnp.asarray(a), 1, mode="reflect", reflect_type="odd")
     with pytest.raises(fgraph.FgraphError, match="unsupported keyword"):
@@ -557,7 +579,7 @@ def test_errors_name_the_op_and_line():
         (fgraph.ShapeError, "rot90", lambda: fnp.rot90(t, axes=(1, 1))),
         (fgraph.ShapeError, "diff", lambda: fnp.diff(t, -1)),
         (fgraph.DTypeError, "pad", lambda: fnp.pad(t, 1.5)),
-        (fgraph.FgraphError, "pad", lambda: fnp.pad(t, 1, mode="linear_ramp")),
+        (fgraph.FgraphError, "pad", lambda: fnp.pad(t, 1, mode="odd_mode")),
         (fgraph.FgraphError, "reshape", lambda: t.reshape(6, order="K")),
     ]
     for cls, op, fn in cases:
