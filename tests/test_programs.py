@@ -42,6 +42,10 @@ KNOWN_FAILURES = {
     # prints as array(3), and Tensor.__hash__ is identity: NumPy's elements are scalars, np.int64(3), hashed by value
     "scalar_elements.py": "repr(a[2]) is 'array(3)' where NumPy gives 'np.int64(3)'; elements as dict keys do not "
                           "hash by value (KeyError)",
+    # a kernel's error is raised where the value is first used, not where the op is written: eager.settle's
+    # compute_now (fgraph/engines/incremental.py) swallows it, and arrays over COMPUTE_NOW_ELEMENTS are pending
+    "fallback_on_fp_error.py": "under np.seterr(divide='raise'), `try: logs = np.log(s) except FloatingPointError` "
+                               "does not catch: the error surfaces later, at print(logs)",
     # fgraph.errors.IndexingError derives from ShapeError (a ValueError) as well as IndexError
     "lookup_errors.py": "table[2, 0] out of range is caught by `except ValueError` (IndexingError is a ValueError "
                         "too); NumPy's IndexError is not",
