@@ -46,12 +46,17 @@ def _binary(name: str, reflected: bool = False):
     # (The type tests spare the common operands the isinstance: 0.05 us.)
     impl = None
 
+    repeats = name == "multiply"  # [0] * n with n a NumPy integer scalar: Python repeats the list
+
     if reflected:
         def method(self, other):
             nonlocal impl
             t = type(other)
-            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
-                return NotImplemented  # "*" * n: Python repeats the string, through __index__
+            if t is not Tensor and t is not int and t is not float:
+                if isinstance(other, (str, bytes)):
+                    return NotImplemented  # "*" * n: Python repeats the string, through __index__
+                if repeats and (t is list or t is tuple) and _numpy_scalar(self):
+                    return NotImplemented
             if impl is None:
                 impl = getattr(_namespace(), name)._impl
             return impl(other, self)
@@ -64,6 +69,8 @@ def _binary(name: str, reflected: bool = False):
             if t is not Tensor and t is not int and t is not float:
                 if isinstance(other, (str, bytes)):
                     return NotImplemented
+                if repeats and (t is list or t is tuple) and _numpy_scalar(self):
+                    return NotImplemented  # n * [0]: as a NumPy scalar, Python repeats the list
                 if other is None and none_is is not None:  # a == None: NumPy compares each element with
                     fnp = _namespace()                           # None as objects: none is equal to it
                     if self.ndim:
@@ -76,9 +83,9 @@ def _binary(name: str, reflected: bool = False):
     return method
 
 
-def _rebinds(t) -> bool:
-    """Whether ``t op= u`` rebinds the name instead of writing: ``t`` is a
-    value NumPy holds as a scalar (``np.int64``), not a 0-d array: a
+def _numpy_scalar(t) -> bool:
+    """Whether ``t`` is a value NumPy holds as a scalar (``np.int64``), not a
+    0-d array, so ``t op= u`` rebinds the name instead of writing: a
     reduction's or an operator's 0-d result, or an element read ``a[i]`` (a
     0-d "slice" that is no view).  NumPy scalars are immutable, so
     ``m //= p`` on ``m = n`` (``for n in nums``) leaves ``n`` alone, and
@@ -93,7 +100,7 @@ def _rebinds(t) -> bool:
 def _inplace(name: str):
     def method(self, other):
         result = getattr(_namespace(), name)(self, other)
-        if _rebinds(self):
+        if _numpy_scalar(self):
             return result
         return _write_result(self, result, name)
     method.__name__ = f"__i{name}__"
@@ -175,7 +182,7 @@ def _pow(self, other):
 
 def _ipow(self, other):
     name, result = _power(self, other)
-    if _rebinds(self):
+    if _numpy_scalar(self):
         return result
     return _write_result(self, result, name)
 
