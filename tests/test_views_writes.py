@@ -499,3 +499,24 @@ def test_inplace_operators_on_scalars_rebind_on_0d_arrays_write(make, op):
     for g, w in ((got_r, want_r), (got_alias, want_alias), (got_a, want_a)):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(st.integers(0, 4), min_size=0, max_size=3), st.lists(st.integers(0, 4), min_size=0, max_size=3),
+       st.sampled_from(["int64", "float32", "bool"]))
+def test_ndarray_resize_in_place(old_shape, new_shape, dtype):
+    # a.resize(shape): the same array object, C-order data cut or followed by zeros; refused with views
+    want = (np.arange(int(np.prod(old_shape))) % 3).astype(dtype).reshape(old_shape).copy()
+    got = fnp.asarray(want.copy())
+    alias = got
+    want.resize(new_shape, refcheck=False)
+    assert got.resize(new_shape) is None and alias is got
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    got[...] = 1  # still a writable array of the new shape
+    assert np.asarray(alias).shape == tuple(new_shape)
+    if got.size:
+        view = got.reshape(-1)[:1]
+        with pytest.raises(ValueError, match="cannot resize an array that references"):
+            got.resize(3)
+        assert view.shape == (1,)

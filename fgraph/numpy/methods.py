@@ -270,6 +270,33 @@ class _Methods:
     def __contains__(self, value):
         return bool(_namespace().any(self == value))
 
+    def resize(self, *new_shape, refcheck=True):
+        """NumPy's ``ndarray.resize``: in place, the elements in C order, cut
+        or followed by zeros.  An array with views (or that is one) is
+        refused, as NumPy's reference check refuses it (here whatever
+        ``refcheck`` says: a view would otherwise keep the old data)."""
+        if len(new_shape) == 1 and (new_shape[0] is None or isinstance(new_shape[0], (tuple, list))):
+            new_shape = new_shape[0]
+        if new_shape is None or new_shape == ():
+            return None  # a.resize(): NumPy does nothing
+        fnp = _namespace()
+        shape = fnp.zeros(new_shape, dtype=bool).shape  # NumPy's checks of the shape argument
+        _check_writeable(self, "resize")
+        if self._storage is not None:
+            raise error_at(also(ValueError), "resize", "cannot resize an array that references or is referenced\n"
+                                                      "by another object in this way.\nUse the np.resize function "
+                                                      "to get a new resized copy")
+        n, size = int(np.prod(shape)), self.size
+        flat = fnp.ravel(Tensor(self.node, self.stack))
+        if n <= size:
+            flat = flat[:n]
+        else:
+            flat = fnp.concatenate([flat, fnp.zeros(n - size, self.dtype)])
+        new = fnp.reshape(flat, shape).node
+        self._node = new  # (as write_node moves a handle with no storage, the shape now changing)
+        settle(self, new, claim=True)
+        return None
+
     # -- indexing
     def __getitem__(self, key):
         """NumPy's indexing; a basic key (integers, slices, None, ...) gives a
