@@ -481,7 +481,17 @@ SCALAR_CASES = [
     (lambda xp, a: a[1:2].reshape(()), lambda m: operator.iadd(m, 7)),
     (lambda xp, a: xp.zeros(()), lambda m: operator.isub(m, 2)),
     (lambda xp, a: a.sum(), lambda m: operator.iadd(m, np.ones(3))),
+    (lambda xp, a: xp.array(a.sum()), lambda m: operator.iadd(m, 1)),  # np.array/np.copy of a scalar: an array
+    (lambda xp, a: xp.copy(a[2]), lambda m: operator.imul(m, 3)),
+    (lambda xp, a: a.sum().copy(), lambda m: operator.iadd(m, 1)),  # a scalar's copy: a scalar
+    (lambda xp, a: _written_0d(xp).copy(), lambda m: operator.iadd(m, 1)),  # a 0-d array's copy: an array
 ]
+
+
+def _written_0d(xp):
+    z = xp.array(0.0)
+    z += 1
+    return z
 
 
 @pytest.mark.parametrize("make, op", SCALAR_CASES)
@@ -520,3 +530,10 @@ def test_ndarray_resize_in_place(old_shape, new_shape, dtype):
         with pytest.raises(ValueError, match="cannot resize an array that references"):
             got.resize(3)
         assert view.shape == (1,)
+
+
+def test_copies_of_0d_values_print_as_numpy_does():
+    # np.array(s) and np.copy(s) of a scalar are 0-d arrays; a 0-d array's copy stays one
+    for make in (lambda xp: xp.array(xp.arange(4).sum()), lambda xp: xp.copy(xp.arange(4).max()),
+                 lambda xp: _written_0d(xp).copy(), lambda xp: xp.arange(4.0).mean().copy()):
+        assert repr(make(fnp)) == repr(make(np))

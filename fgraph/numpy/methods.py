@@ -270,6 +270,15 @@ class _Methods:
     def __contains__(self, value):
         return bool(_namespace().any(self == value))
 
+    def copy(self, order="K"):
+        """A new handle to the same value: later writes to either do not touch
+        the other.  A 0-d array's copy is a 0-d array (written in place by
+        ``+=``), a scalar's a scalar, as in NumPy."""
+        if not self.shape and type(self) is Tensor and not _numpy_scalar(self) and \
+                (self.node.op not in _ZERO_D_ARRAY_OPS or self.node.op == "slice"):  # (a 0-d view's node)
+            return Tensor(make_node("reshape", [self.node], (("shape", ()),)), self.stack)
+        return Tensor(self.node, self.stack)
+
     def resize(self, *new_shape, refcheck=True):
         """NumPy's ``ndarray.resize``: in place, the elements in C order, cut
         or followed by zeros.  An array with views (or that is one) is

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..array_api import canonical_dtype, unsupported_dtype
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..tensor import Tensor, constant_node, lift, python_data_array, stack_of
+from ..tensor import _ZERO_D_ARRAY_OPS, Tensor, constant_node, lift, python_data_array, stack_of
 from ..shape import as_shape, assignable_shape, broadcast_shapes, defop, normalize_axis
 from ..symbol import Const, Scalar, error_at, make_node
 from ..stack import current
@@ -198,7 +198,17 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
         from .movement import reshape
 
         t = reshape(t, (1,) * (ndmin - t.ndim) + t.shape)
-    return t
+    return zero_d_array(t)
+
+
+def zero_d_array(t: Tensor) -> Tensor:
+    """``t``, made a 0-d *array* if it is 0-d: ``np.array(s)`` and ``np.copy(s)``
+    of a value NumPy holds as a scalar (``s = a.sum()``) give a 0-d array,
+    which prints as one and is written in place by ``+=`` (a scalar's ``+=``
+    rebinds the name).  The same value, by a 0-d reshape."""
+    if t.ndim or (t.node.op in _ZERO_D_ARRAY_OPS and t.node.op != "slice"):  # (a 0-d slice: maybe a[i])
+        return t
+    return Tensor(make_node("reshape", [t.node], (("shape", ()),)), t.stack)
 
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
@@ -214,7 +224,7 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 def copy(a, order="K", subok=False):
     """Lazy ``numpy.copy``: a new handle (later writes to ``a`` do not reach it)."""
     t = asarray(a)
-    return Tensor(t.node, t.stack) if t is a else t
+    return zero_d_array(Tensor(t.node, t.stack) if t is a else t)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
