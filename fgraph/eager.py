@@ -15,6 +15,7 @@ import math
 import weakref
 
 from . import stack as _stack
+from . import symbol as _symbol
 from .symbol import Node, _set_handle, hold
 
 #: a lazy array of at most this many elements whose inputs are all known is
@@ -50,6 +51,20 @@ def settle(t, node: Node, claim: bool = False) -> None:
         _PENDING[id(t)] = r if r() is t else weakref.ref(t)
         if len(_PENDING) > _pending_limit:
             _prune_pending()
+        if node.depth > 2 * _symbol.HISTORY_DEPTH and t.stack.engine == "numpy":
+            _compute_deep(t, node)
+
+
+def _compute_deep(t, node: Node) -> None:
+    """Compute ``node`` now, as a fetch would: a loop that never fetches
+    (its arrays large, so not computed when made) would otherwise pile up
+    history without bound; the next node made on it is made on its value
+    (``symbol.HISTORY_DEPTH``).  A failure is left to the fetch that needs
+    the value, which raises it naming the user's line."""
+    try:
+        t.stack.evaluate([node])
+    except Exception:
+        pass
 
 
 #: lazy arrays whose value is not known yet, by id (weakly: dead ones are

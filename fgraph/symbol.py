@@ -47,9 +47,12 @@ class Const:
 
     __slots__ = ("_array", "_owner", "_what", "_key", "_hash")
 
-    def __init__(self, array: np.ndarray):
+    def __init__(self, array: np.ndarray, key: tuple | None = None):
+        """``key``: the content key of a small ``array`` already computed (it is not checked)."""
         arr = frozen_array(array)
-        if arr.nbytes <= CONTENT_KEY_BYTES:
+        if key is not None:
+            pass
+        elif arr.nbytes <= CONTENT_KEY_BYTES:
             key = (arr.dtype.str, arr.shape, arr.tobytes())
         else:
             key = (arr.dtype.str, arr.shape, next(_const_ids))  # a number never reused, unlike id()
@@ -99,6 +102,19 @@ class Const:
 
 
 _set_array, _set_owner, _set_what, _set_key, _set_hash = (getattr(Const, name).__set__ for name in Const.__slots__)
+
+
+class Released(Const):
+    """The value of a node whose history was released (``HISTORY_DEPTH``):
+    the constant new nodes are built on in its place.  ``replaced``: that
+    node's ``born``; a node born before it may lie below it, so a gradient
+    with respect to such a node cannot pass through this constant."""
+
+    __slots__ = ("replaced",)
+
+    def __init__(self, array: np.ndarray, replaced: int):
+        super().__init__(array)
+        object.__setattr__(self, "replaced", replaced)
 
 
 def frozen_array(value) -> np.ndarray:
@@ -224,10 +240,14 @@ class Node:
     128-bit structural key), which is what CSE and the result cache use.
     ``concrete`` is True when no placeholder or variable lies below the node
     (its value depends on constants alone), computed from the inputs' flags.
+    ``depth``: the longest path down to a leaf (0 for a leaf), from the
+    inputs' depths; ``born``: the node's serial number (made before another
+    is made earlier), which tells whether it may lie below a node whose
+    history was released (see :class:`Released`).
     """
 
-    __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "concrete", "_hash", "_key2",
-                 "_cparams", "_known", "_pins", "_handle", "__weakref__")
+    __slots__ = ("op", "params", "inputs", "shape", "dtype", "weak", "name", "where", "concrete", "depth", "born",
+                 "_hash", "_key2", "_cparams", "_known", "_pins", "_handle", "__weakref__")
 
     def __new__(cls, op: str, params: tuple, inputs: tuple, shape: tuple, dtype: np.dtype,
                 weak: bool = False, name: str | None = None, where: tuple | None = None):
@@ -249,9 +269,12 @@ class Node:
         # pins: the known values this node's evaluation starts from (see Known).
         concrete = True
         pins = None
+        depth = 0
         for i in inputs:
             if not i.concrete:
                 concrete = False
+            if i.depth >= depth:
+                depth = i.depth + 1
             k = i._known
             p = k() if k is not None else None
             if p is None:
@@ -280,7 +303,13 @@ class Node:
                 cp = params
                 if op == "constant" and params[0][1]._array is None:  # a copy of a constant node (replace)
                     pins = params[0][1]._owner()  # pins its data, as the original does
+        if depth > HISTORY_DEPTH and concrete and op not in KEEPS_INPUTS:
+            rooted = _rooted(inputs)
+            if rooted is not None:  # made on the deep inputs' values instead: their history can go
+                return Node.__new__(cls, op, params, rooted, shape, dtype, weak, name, where)
         self.concrete = concrete
+        self.depth = depth
+        self.born = _serial()
         self._known = None
         self._pins = pins
         self._handle = None
@@ -384,14 +413,97 @@ class Known:
     (the chain of a loop's steps would be).
     """
 
-    __slots__ = ("value", "engine", "data", "below", "__weakref__")
+    __slots__ = ("value", "engine", "data", "below", "leaf", "__weakref__")
 
     def __init__(self, node: "Node", value, engine):
         # (no reference back to the node: a constant's node pins its Known,
         # and a cycle would wait for the garbage collector to free its data)
-        self.value, self.engine, self.data, self.below = value, engine, node.op == "constant", None
+        self.value, self.engine, self.data, self.below, self.leaf = value, engine, node.op == "constant", None, None
         _set_known(node, weakref.ref(self))
         _set_pins(node, None)
+
+
+def const_node(c: Const, name: str | None, where: tuple | None, engine) -> "Node":
+    """A constant node holding ``c``.  A large one's data is owned by a
+    ``Known`` (of ``engine``, the host's) that the node pins until a step
+    computed from it, and then lives only as long as a lazy array needs it."""
+    arr = c.array
+    node = Node("constant", (("value", c),), (), arr.shape, arr.dtype, False, name, where)
+    if not c.by_content:
+        known = Known(node, arr, engine)
+        _set_pins(node, known)  # until a step that reads it lets go
+        c.release_to(known, node.where)
+    return node
+
+
+# ---------------------------------------------------------------- released history
+
+#: a node made more than this many ops above a leaf (``Node.depth``) is made
+#: on the value of its deep inputs instead, where that value is known on the
+#: host (a ``Released`` constant): an eager loop (``x = x * 0.9 + 1``, ``u[1:-1]
+#: += d``, a bit set every step) then holds a bounded graph, about this many
+#: ops (0.5 kB each) of history, not every node it ever made, and the
+#: garbage collector's walks over it stay short.  A graph over placeholders
+#: or variables is kept whole (it is never computed); a gradient with respect
+#: to an array made before a release cannot pass through it and says so.
+HISTORY_DEPTH = 10_000
+
+#: ops whose inputs are kept as they are: a view is a chain of these over its
+#: base (``views.chain``), and a write finds its region by them
+#: (``ops.writes``); a chain of them alone is rare and short
+KEEPS_INPUTS = frozenset(("slice", "slice_axis", "reshape", "transpose", "matrix_transpose", "flip", "broadcast_to",
+                          "diagonal", "bitcast", "real", "imag", "advanced_index"))
+
+_serial = itertools.count().__next__  # Node.born
+
+
+def _rooted(inputs: tuple) -> tuple | None:
+    """``inputs`` with each one at least HISTORY_DEPTH deep made on a known
+    value instead, or None if none can be: a known value (on the host) is
+    replaced by its ``Released`` constant (one per value); a view-like op
+    over one (``roll``'s slices of a state just fetched) is made again on
+    it, so the chain is cut there too."""
+    rooted = None
+    for k, i in enumerate(inputs):
+        if i.depth < HISTORY_DEPTH:
+            continue
+        r = _rooted_input(i)
+        if r is not None:
+            if rooted is None:
+                rooted = list(inputs)
+            rooted[k] = r
+    return tuple(rooted) if rooted is not None else None
+
+
+def _rooted_input(node: "Node") -> "Node | None":
+    """``node``'s value as a node with a short history: its ``Released``
+    constant if its value is known, else its ``KEEPS_INPUTS`` ops (a few)
+    made again on such a constant below them; None if neither."""
+    chain = []
+    while True:
+        known = node._known
+        known = known() if known is not None else None
+        if known is not None:
+            if type(known.value) is not np.ndarray:
+                return None  # on a device: kept
+            leaf = known.leaf
+            if leaf is None:
+                leaf = known.leaf = const_node(Released(known.value, node.born), node.name, node.where,
+                                               known.engine)
+            break
+        if node.op not in KEEPS_INPUTS or not node.inputs or len(chain) >= 8:
+            return None  # not computed yet (a fetch will), and no view of a computed value
+        chain.append(node)
+        node = node.inputs[0]
+    for n in reversed(chain):
+        leaf = Node(n.op, n.params, (leaf,) + n.inputs[1:], n.shape, n.dtype, n.weak, n.name, n.where)
+    return leaf
+
+
+def released_as(node: "Node") -> "Node | None":
+    """The ``Released`` constant that nodes made on ``node`` now use in its place, if any."""
+    known = known_value(node)
+    return known.leaf if known is not None else None
 
 
 #: ``object.__setattr__(node, "_known"/"_pins", ...)`` through the slots themselves (see ``_set_handle``):

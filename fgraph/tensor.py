@@ -22,7 +22,7 @@ from .array_api import unsupported_dtype
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
 from .eager import host_engine, settle, small_value
-from .symbol import Const, Known, Node, Scalar, error_at, exact_key, make_node, next_id
+from .symbol import CONTENT_KEY_BYTES, Const, Node, Scalar, const_node, error_at, exact_key, make_node, next_id
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -71,13 +71,27 @@ def constant_node(array, name: str | None = None) -> Node:
     itself when nothing can write it).  A large one's data is owned by a
     ``Known`` that the node pins until a step computed from it, and then
     lives only as long as a lazy array needs it (``symbol.Known``)."""
-    c = Const(np.asarray(array))
-    arr = c.array
-    node = Node("constant", (("value", c),), (), arr.shape, arr.dtype, False, name, user_location(2))
-    if not c.by_content:
-        known = Known(node, arr, host_engine())
-        object.__setattr__(node, "_pins", known)  # until a step that reads it lets go
-        c.release_to(known, node.where)
+    return const_node(Const(np.asarray(array)), name, user_location(2), host_engine())
+
+
+#: small NumPy operands by content (dtype, shape, bytes), as their Consts are keyed: one used every step
+#: (``b - R @ x``, a scalar written with ``x[i] = 0``) is the same node again, not a Const and a node made
+#: anew (3.3 us).  Only operands: an array made with ``asarray`` is a node of its own, as a gradient
+#: with respect to it tells two equal arrays apart
+_small_operands: dict = {}
+
+
+def operand_node(arr: np.ndarray) -> Node:
+    """The constant node of a NumPy operand of an op (see ``_small_operands``)."""
+    if arr.nbytes > CONTENT_KEY_BYTES:
+        return const_node(Const(arr), None, user_location(2), host_engine())
+    key = (arr.dtype.str, arr.shape, arr.tobytes())
+    node = _small_operands.get(key)
+    if node is None:
+        node = const_node(Const(arr, key), None, user_location(2), host_engine())
+        if len(_small_operands) >= 2048:
+            _small_operands.clear()
+        _small_operands[key] = node
     return node
 
 
@@ -123,7 +137,7 @@ def lift(x: Any, stack: _stack.Stack | None = None) -> Node:
     if t is np.ndarray:  # a NumPy operand (b - t, A @ t): spared the isinstance tests below (0.5 us)
         if x.dtype.kind in "OSUVMm":
             raise DTypeError(unsupported_dtype(x.dtype))
-        return constant_node(x)
+        return operand_node(x)
     if isinstance(x, Tensor):
         return x.node
     if isinstance(x, (np.ndarray, np.generic)):
@@ -203,9 +217,9 @@ class Tensor:
     def __init__(self, node: Node, stack: _stack.Stack | None = None):
         self._node = node
         self.stack = stack or _stack.DEFAULT
-        settle(self, node)
         self._storage = self._steps = self._base = self._shadow = None
         self._version = 0
+        settle(self, node)  # (last: it may evaluate, which reads this array as any other)
 
     # identity hashing: tensors are usable as dict keys (e.g. updates)
     __hash__ = object.__hash__

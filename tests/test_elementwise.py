@@ -67,8 +67,11 @@ def test_python_operators(op, data):
     a = data.draw(arrays(data.draw(st.sampled_from(DTYPES)), shapes.input_shapes[0], 0, 6))
     b = data.draw(arrays(data.draw(st.sampled_from(DTYPES)), shapes.input_shapes[1], 0, 6))
     check(lambda xp, x, y: f(x, y), a, b)
-    # reflected forms: a NumPy array or Python scalar on the left
-    check(lambda xp, y: f(a, y), b)
+    # reflected forms: a NumPy array or Python scalar on the left; a NumPy array on the right (each twice:
+    # the second call takes the fast path the first remembered)
+    for _ in range(2):
+        check(lambda xp, y: f(a, y), b)
+        check(lambda xp, x: f(x, b), a)
     check(lambda xp, y: f(2, y), b)
 
 

@@ -258,11 +258,50 @@ def test_legacy_functions_use_numpys_global_state():
         same(fnp.random.permutation(fnp.asarray(base((4, 2)))), p1)
         same(fnp.random.choice(fnp.asarray(base((6,))), 4), c1)
         assert np.random.rand() == after  # NumPy's own global RandomState moved as NumPy's functions move it
-    assert fnp.random.seed is np.random.seed and fnp.random.rand == np.random.rand
+    assert fnp.random.seed is np.random.seed
+    np.random.seed(3)
+    want = np.random.rand(2, 3)
+    fnp.random.seed(3)
+    drawn = fnp.random.rand(2, 3)  # NumPy's draw on NumPy's global state, handed back lazy
+    assert isinstance(drawn, fgraph.Tensor)
+    same(drawn, want)
     np.random.seed(1)
     want = np.random.permutation(np.arange(4))
     np.random.seed(1)
     same(fnp.random.permutation(np.arange(4)), want)  # NumPy arrays: NumPy's functions
+
+
+_DRAWS = [("random", (3,)), ("random", ((2, 2),)), ("standard_normal", (4,)), ("normal", (1.0, 2.0, (2, 3))),
+          ("uniform", (-1, 1, 5)), ("integers", (0, 7, 6)), ("exponential", (2.0, 3)), ("poisson", (3.0, 4)),
+          ("binomial", (10, 0.3, 4)), ("choice", ([-1, 1], 5)), ("choice", (5, 3)), ("permutation", (6,)),
+          ("multivariate_normal", ([0.0, 1.0], [[1.0, 0.2], [0.2, 1.0]], 3)), ("dirichlet", ([1.0, 2.0], 2))]
+
+
+@pytest.mark.parametrize("name,args", _DRAWS)
+def test_draws_are_numpys_numbers_as_lazy_arrays(name, args):
+    """Every array draw is NumPy's (the same stream, the same numbers), as
+    a lazy array; a scalar draw stays NumPy's scalar; the stream moves as
+    NumPy's does."""
+    for seed in SEEDS:
+        g, h = np.random.default_rng(seed), fnp.random.default_rng(seed)
+        want, got = getattr(g, name)(*args), getattr(h, name)(*args)
+        assert isinstance(got, fgraph.Tensor) and got.flags.writeable
+        same(got, want)
+        assert h.random() == g.random()  # and a scalar draw is a plain float
+        legacy = {"integers": "randint", "random": "random_sample"}.get(name, name)
+        if hasattr(np.random.RandomState, legacy) and name != "multivariate_normal":
+            r, q = np.random.RandomState(seed), fnp.random.RandomState(seed)
+            same(getattr(q, legacy)(*args), getattr(r, legacy)(*args))
+
+
+def test_a_drawn_array_is_written_and_masked_as_numpys():
+    g, h = np.random.default_rng(5), fnp.random.default_rng(5)
+    a, t = g.random(8), h.random(8)
+    a[a > 0.5] = 0.0
+    t[t > 0.5] = 0.0  # a lazy array of its own: writeable, as NumPy's draw is
+    same(t, a)
+    o = np.zeros(4)
+    assert h.random(out=o) is o  # a draw into out= fills NumPy's array, as NumPy's does
 
 
 def test_module_and_classes():

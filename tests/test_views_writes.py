@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 import pytest
-from hypothesis import given, note, settings
+from hypothesis import example, given, note, settings
 from hypothesis import strategies as st
 from budget import examples
 
@@ -310,6 +310,45 @@ def test_setitem_casts_as_numpy_and_keeps_what_it_cannot_write():
     with pytest.raises(ValueError):
         a[:2] = [1, 2, 3]
     np.testing.assert_array_equal(np.asarray(a), [2, 0, 0])  # failed writes changed nothing
+
+
+_SCALARS = st.one_of(st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=True, allow_infinity=True),
+                     st.complex_numbers(allow_nan=True, allow_infinity=True))
+_DTYPES = st.sampled_from(["bool", "int8", "int32", "int64", "uint8", "uint64", "float16", "float32", "float64",
+                           "complex64", "complex128"])
+
+
+def _outcome(fn):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = repr(fn())
+        except Exception as e:  # noqa: BLE001  (compared by class below)
+            value = [k.__name__ for k in (OverflowError, ValueError, TypeError, FloatingPointError)
+                     if isinstance(e, k)]
+    return value, sorted({(w.category.__name__, str(w.message)) for w in caught})
+
+
+@example(1e300, "float32")
+@example(1e300 + 1j, "complex64")
+@example(70000, "float16")
+@example(float("nan"), "int64")
+@example(2**64, "uint64")
+@given(_SCALARS, _DTYPES)
+def test_a_python_scalar_written_converts_raises_and_warns_as_numpy(value, dtype):
+    """``a[1] = v``: the stored value, the error (its built-in class) and
+    the warnings (1e300 into float32 overflows with NumPy's warning) are
+    NumPy's for every Python scalar type and dtype."""
+    def write(xp):
+        def run():
+            a = xp.zeros(3, dtype=dtype)
+            a[1] = value
+            return np.asarray(a)[1]
+        return run
+
+    assert _outcome(write(fnp)) == _outcome(write(np))
 
 
 def test_repeated_fancy_indices_last_write_wins():

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import DTypeError, FgraphError
 from ..tensor import Tensor
-from ..symbol import Node, error_at, topological
+from ..symbol import HISTORY_DEPTH, Node, Released, error_at, released_as, topological
 from ..registry import Refused, attr_table
 # the ops layer's functions themselves (what fgraph.numpy's names wrap), not the namespace above it: op
 # families' gradient rules may import this module
@@ -61,7 +61,10 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
         seed = _ones(y.shape, y.dtype)
     root = _expanded(y.node)
     order = topological([root])
-    wanted = {id(w.node) for w in wrt}
+    _check_history(order, wrt)
+    # a node made on a wrt's value after its history was released reads its Released constant: that is the wrt
+    stands = [released_as(w.node) for w in wrt]
+    wanted = {id(w.node) for w in wrt} | {id(c) for c in stands if c is not None}
     # which nodes lie on a path from a wrt to y (only those need cotangents)
     reaches: set[int] = set()
     for n in order:
@@ -99,7 +102,27 @@ def gradients(y: Tensor, wrt: Sequence[Tensor], seed: Tensor | None = None) -> l
                 gi = _real(gi) if gi.dtype.kind == "c" and i.dtype.kind != "c" else gi
                 gi = gi.astype(i.dtype)
             cot.setdefault(id(i), []).append(gi)
-    return [done.get(id(w.node)) if id(w.node) in done else _zeros(w.shape, w.dtype) for w in wrt]
+    grads = []
+    for w, c in zip(wrt, stands):
+        parts = [done[id(n)] for n in (w.node, c) if n is not None and id(n) in done]
+        grads.append(parts[0] if len(parts) == 1 else parts[0] + parts[1] if parts else _zeros(w.shape, w.dtype))
+    return grads
+
+
+def _check_history(order: list, wrt: Sequence[Tensor]) -> None:
+    """Refuse a gradient that may need released history: a ``Released``
+    constant stands for a node that a ``wrt`` made before it may lie below
+    (its gradient would be a silent zero)."""
+    born = min((w.node.born for w in wrt if w.node.concrete), default=None)
+    if born is None:
+        return
+    for n in order:
+        if n.op == "constant" and type(n.params[0][1]) is Released and n.params[0][1].replaced > born:
+            where = f" (the array made at {n.where[0]}:{n.where[1]})" if n.where else ""
+            raise error_at(FgraphError, "grad", f"the output's history{where} was released after "
+                           f"{HISTORY_DEPTH} operations (fgraph.symbol.HISTORY_DEPTH), so the path from an array "
+                           "made before it is gone; differentiate a function instead (fgraph.grad(f)), or start "
+                           "from fnp.variable(...), whose history is kept whole")
 
 
 def _expanded(node: Node) -> Node:

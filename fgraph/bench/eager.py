@@ -531,6 +531,65 @@ def micro_costs(quick: bool) -> list[dict]:
             for name, f_np, f_fg in rows]
 
 
+# ---------------------------------------------------------------- long runs
+
+def _counter_loop(np, steps: int, fetch_every: int = 10):
+    """An in-place update, an element write and a read every few steps, on
+    100 elements: the shape of a simulation that runs for hours."""
+    x = np.zeros(100)
+    times = []
+    for i in range(steps):
+        t0 = perf_counter()
+        x += 1.0
+        x[i % 100] = i
+        if i % fetch_every == 0:
+            float(x[1])
+        times.append(perf_counter() - t0)
+    return x, times
+
+
+def _relaxation_loop(np, steps: int, fetch_every: int = 100):
+    """A 128x128 state rebound every step (``u = ...``), read now and then."""
+    u = np.linspace(0.0, 1.0, 16_384).reshape(128, 128)
+    times = []
+    for i in range(steps):
+        t0 = perf_counter()
+        u = 0.5 * u + 0.125 * (np.roll(u, 1, 0) + np.roll(u, -1, 1)) + 0.25
+        if i % fetch_every == 0:
+            float(u[0, 0])
+        times.append(perf_counter() - t0)
+    return u, times
+
+
+LONG_RUNS = [("counter, 100 elements", _counter_loop, 100_000, 10_000),
+             ("relaxation, 128x128", _relaxation_loop, 30_000, 3_000)]
+
+
+def long_runs(quick: bool) -> list[dict]:
+    """Each long loop with both modules: per-step time over the first and
+    the last tenth (flat is 1.0), and the objects the run leaves held (the
+    graph a lazy loop keeps; ``fgraph.symbol.HISTORY_DEPTH`` bounds it)."""
+    rows = []
+    for name, fn, steps, quick_steps in LONG_RUNS:
+        n = quick_steps if quick else steps
+        row = {"loop": name, "steps": n}
+        for label, module in (("numpy", numpy), ("fgraph", fnp)):
+            gc.collect()
+            before = len(gc.get_objects())
+            result, times = fn(module, n)
+            numpy.asarray(result)
+            gc.collect()
+            row[f"{label}_objects_held"] = len(gc.get_objects()) - before
+            first, last = _tenths(times)
+            row[f"{label}_us"] = 1e6 * statistics.fmean(times)
+            if label == "fgraph":
+                row.update(fgraph_first_us=1e6 * first, fgraph_last_us=1e6 * last, flatness=_ratio(last, first))
+            del result
+        row["time_ratio"] = _ratio(row["fgraph_us"], row["numpy_us"])
+        rows.append(row)
+    return rows
+
+
 def breakdown(quick: bool) -> list[dict]:
     """Where an fgraph step's time goes, per program at 400 and 16,384
     elements: evaluating (finding the step above the known values, then
@@ -589,6 +648,7 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
             rows.append(measure(prog, size, steps, repeats))
             print(f"  {prog.name} {size}: {rows[-1]['agree']}", file=sys.stderr, flush=True)
     split = breakdown(quick)
+    longs = long_runs(quick)
     micro = micro_costs(quick)
     for r in micro:
         r["ratio"] = r["fgraph_us"] / r["numpy_us"]
@@ -614,11 +674,15 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
           "elements computed as they are built); rest_vs_numpy: that alone against NumPy's whole step")
     print(table(split, ["program", "size", "numpy_us", "fgraph_us", "step_walk_us", "run_us", "rest_us",
                         "rest_vs_numpy"]))
+    print("\nLong runs (microseconds a step; first/last: fgraph's mean over the first and the last tenth; "
+          "objects_held: objects the run leaves alive, for fgraph mostly the graph it keeps)")
+    print(table(longs, ["loop", "steps", "numpy_us", "fgraph_us", "time_ratio", "fgraph_first_us", "fgraph_last_us",
+                        "flatness", "numpy_objects_held", "fgraph_objects_held"]))
     print("\nMicro-costs (microseconds a call, best of 5 batches)")
     print(table(micro, ["operation", "numpy_us", "fgraph_us", "ratio"]))
     print("\nImport time in a fresh interpreter, less `python -c pass` (median of 5): "
           f"numpy {1e3 * imports['numpy_s']:.0f} ms, fgraph.numpy {1e3 * imports['fgraph.numpy_s']:.0f} ms "
           f"(interpreter start {1e3 * imports['python_start_s']:.0f} ms)")
-    print("saved", save("eager", out, {"rows": rows, "micro_costs": micro, "breakdown": split, "import": imports,
-                                       "quick": quick}))
+    print("saved", save("eager", out, {"rows": rows, "micro_costs": micro, "breakdown": split, "long_runs": longs,
+                                       "import": imports, "quick": quick}))
     return 1 if bad else 0

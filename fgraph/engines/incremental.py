@@ -197,8 +197,7 @@ def _reuse_temporaries(prog: Program, kernel_attr: str) -> None:
     the product's buffer instead of copying the whole array first.  Decided
     here by the schedule (same shape and dtype, never read by a view op),
     and at run time by the value itself (``_reusing``)."""
-    refs = _temporary_refs()
-    inplace, views = attr_table("inplace"), attr_table("view")
+    inplace, views, elementwise = attr_table("inplace"), attr_table("view"), attr_table("elementwise")
     out_kernels = attr_table(kernel_attrs(kernel_attr).out)
     instructions = prog.instructions
     made = {ins[3] for ins in instructions}
@@ -208,18 +207,25 @@ def _reuse_temporaries(prog: Program, kernel_attr: str) -> None:
         spec, out_kernel = inplace.get(node.op), out_kernels.get(node.op)
         if spec is None or out_kernel is None or target is not None:
             continue
+        if params and elementwise.get(node.op):
+            # a ufunc given params (dtype=...) stays out of place: NumPy's in-place loop may round apart from
+            # its own out-of-place one (float32 power on one element: scalar against SIMD, an ulp)
+            continue
         for p in (spec(node) if callable(spec) else range(len(ins)) if spec == "all" else spec):
             s, x = ins[p], node.inputs[p]
             if (s in free and s in made and s not in viewed and ins.count(s) == 1
                     and x.shape == node.shape and x.dtype == node.dtype):
-                instructions[k] = (_reusing(kernel, out_kernel, p, refs), ins, params, out, free, target)
+                instructions[k] = (_reusing(kernel, out_kernel, p, _temporary_refs(bool(params))), ins, params, out,
+                                   free, target)
                 break
 
 
 #: references a temporary has while ``Program.run`` hands it to a kernel and
-#: nothing else holds it (its slot, the call's arguments...): measured once
-#: through ``Program.run`` itself, so it follows how the run loop calls
-_TEMPORARY_REFS: list = []
+#: nothing else holds it (its slot, the call's arguments...), for a kernel
+#: called without and with keyword params (a call with ``**params`` builds
+#: one more tuple of the arguments): measured once through ``Program.run``
+#: itself, so it follows how the run loop calls
+_TEMPORARY_REFS: dict = {}
 
 
 def _reusing(kernel, out_kernel, p: int, refs: int):
@@ -237,8 +243,8 @@ def _reusing(kernel, out_kernel, p: int, refs: int):
     return run
 
 
-def _temporary_refs() -> int:
-    if not _TEMPORARY_REFS:  # a two-instruction run whose second kernel counts its input's references
+def _temporary_refs(with_params: bool) -> int:
+    if with_params not in _TEMPORARY_REFS:  # a two-instruction run whose second kernel counts its input's references
         x = placeholder_node((4,), "float64", name="probe")
         first = make_node("negative", [x])
         second = make_node("negative", [first])
@@ -251,12 +257,13 @@ def _temporary_refs() -> int:
             return np.negative(a)
 
         at = prog.slot[id(second)]
-        prog.instructions[:] = [(probe, *ins[1:]) if ins[3] == at else ins for ins in prog.instructions]
+        params = {"unused": None} if with_params else {}
+        prog.instructions[:] = [(probe, ins[1], params, *ins[3:]) if ins[3] == at else ins for ins in prog.instructions]
         values = [None] * len(prog.order)
         values[prog.slot[id(x)]] = np.zeros(4)
         prog.run(values)
-        _TEMPORARY_REFS.append(seen[0])
-    return _TEMPORARY_REFS[0]
+        _TEMPORARY_REFS[with_params] = seen[0]
+    return _TEMPORARY_REFS[with_params]
 
 
 def _detached(step: Step, lifted=()):

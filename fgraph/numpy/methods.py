@@ -137,7 +137,12 @@ def _write_result(self, result, name: str):
     """``t op= u``: NumPy's ``op(t, u, out=t)``.  The result is written into
     t (its handle moves, and so do its base's and every view's), keeping t's
     dtype and shape, and refusing what NumPy refuses."""
-    if type(self) is Selection and update(self, result):  # u[fired] += d[fired]: stays a lazy selection
+    if type(result) is Tensor and type(self) is not Selection:
+        new, old = result.node, self.node
+        if new.shape == old.shape and new.dtype == old.dtype:  # the common case: nothing to broadcast or cast
+            write_node(self, new)
+            return self
+    elif type(self) is Selection and update(self, result):  # u[fired] += d[fired]: stays a lazy selection
         return self
     if result.shape != self.shape:
         raise error_at(ShapeError, name, f"non-broadcastable output operand with shape {self.shape} doesn't match "

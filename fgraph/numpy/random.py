@@ -1,9 +1,15 @@
 """``fgraph.numpy.random``: NumPy's ``numpy.random``, aware of lazy arrays.
 
-Every name of ``numpy.random`` is NumPy's own: draws are NumPy arrays (they
-join graphs as constants), and the legacy functions (``seed``, ``rand``,
-``shuffle``...) use NumPy's global ``RandomState`` (``numpy.random.mtrand._rand``),
-so ``np.random.seed(0)`` here seeds the same stream as NumPy's.
+Every draw is NumPy's own (the same numbers from the same stream), handed
+back as a lazy array: a constant over the drawn array itself, frozen rather
+than copied, as every other function of ``fgraph.numpy`` returns lazy
+arrays.  (A NumPy array would be copied into the graph at each use: a
+drawn matrix used every step, ``A @ x``, cost a 128 KiB copy a step, and
+``draw[mask]`` with a lazy mask fetched the mask.)  A scalar draw
+(``rng.random()``) is NumPy's scalar, and a draw into ``out=`` is NumPy's
+array filled.  The legacy functions (``seed``, ``rand``, ``shuffle``...)
+use NumPy's global ``RandomState`` (``numpy.random.mtrand._rand``), so
+``np.random.seed(0)`` here seeds the same stream as NumPy's.
 
 What takes an array to permute or sample from also takes a lazy one:
 ``shuffle``, ``permutation``, ``choice`` (module level, on NumPy's global
@@ -29,13 +35,16 @@ has NumPy's methods, which do not know lazy arrays: pass it through
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as _np
 import numpy.random as _npr
 from numpy.random import mtrand as _mtrand
 
 from ..errors import AxisError, also
 from ..ops.building import python_value
-from ..tensor import Tensor, lift, stack_of
+from ..stack import current
+from ..tensor import Tensor, constant_node, lift, stack_of
 from ..symbol import error_at
 
 try:
@@ -48,6 +57,11 @@ for _name in __all__:
     globals()[_name] = getattr(_npr, _name)
 del _name
 
+#: names of numpy.random (functions and methods) that draw nothing, or are defined below
+_NOT_DRAWS = frozenset(("seed", "get_state", "set_state", "default_rng", "bytes", "spawn", "bit_generator",
+                        "shuffle", "permutation", "permuted", "choice", "Generator", "RandomState",
+                        "SeedSequence", "MT19937", "Philox", "PCG64", "PCG64DXSM", "SFC64", "BitGenerator"))
+
 _NpGenerator = _npr.Generator
 _NpRandomState = _npr.RandomState
 
@@ -58,6 +72,25 @@ def __getattr__(name):
 
 
 # ---------------------------------------------------------------- helpers
+
+def _lazy(drawn):
+    """A drawn NumPy array as a lazy array (a constant over the array itself:
+    it is frozen, not copied, as nothing else holds it); a scalar as it is."""
+    if type(drawn) is not _np.ndarray:
+        return drawn
+    drawn.setflags(write=False)
+    st = current()
+    return Tensor(constant_node(drawn), st)
+
+
+def _drawing(fn):
+    """``fn`` (a NumPy draw) handing its array back lazy, unless drawn into ``out=``."""
+    @functools.wraps(fn)
+    def draw(*args, **kwargs):
+        drawn = fn(*args, **kwargs)
+        return drawn if kwargs.get("out") is not None else _lazy(drawn)
+    return draw
+
 
 def _seed(seed, op: str):
     """A seed as NumPy takes it: a lazy one (``default_rng(a.max())``) is its
@@ -196,7 +229,7 @@ class Generator(_NpGenerator, metaclass=_WithNumpys):
         array; a lazy ``x`` gives a lazy permuted copy along ``axis``."""
         x = _population(x)
         if not isinstance(x, Tensor):
-            return _NpGenerator.permutation(self, x, axis=axis)
+            return _lazy(_NpGenerator.permutation(self, x, axis=axis))
         axis = _axis(axis, x.ndim, "permutation")
         idx = _np.arange(x.shape[axis], dtype=_np.intp)
         _NpGenerator.shuffle(self, idx)
@@ -207,7 +240,8 @@ class Generator(_NpGenerator, metaclass=_WithNumpys):
         (the flattened array when None) shuffled independently; a lazy
         ``out`` receives the result (its handle moves) and is returned."""
         if not isinstance(x, Tensor) and not isinstance(out, Tensor):
-            return _NpGenerator.permuted(self, x, axis=axis, out=out)
+            drawn = _NpGenerator.permuted(self, x, axis=axis, out=out)
+            return drawn if out is not None else _lazy(drawn)
         if out is not None and not isinstance(out, Tensor):
             # NumPy's out: NumPy writes into it (x evaluated, as np.copyto would)
             return _NpGenerator.permuted(self, _np.asarray(x), axis=axis, out=out)
@@ -236,9 +270,9 @@ class Generator(_NpGenerator, metaclass=_WithNumpys):
         are drawn as NumPy draws them for an ndarray of ``a``'s length and
         the result is lazy ``a.take(indices, axis)``."""
         if not isinstance(a, Tensor):
-            return _NpGenerator.choice(self, a, size, replace, p, axis, shuffle)
+            return _lazy(_NpGenerator.choice(self, a, size, replace, p, axis, shuffle))
         if a.ndim == 0:  # a population size: evaluated, NumPy's result
-            return _NpGenerator.choice(self, _np.asarray(a), size, replace, p, axis, shuffle)
+            return _lazy(_NpGenerator.choice(self, _np.asarray(a), size, replace, p, axis, shuffle))
         pop = a.shape[axis]
         if pop == 0 and _np.prod(size) != 0:
             _raise(also(ValueError), "choice", "a cannot be empty unless no samples are taken")
@@ -276,7 +310,7 @@ class RandomState(_NpRandomState, metaclass=_WithNumpys):
         lazy copy with its first axis permuted."""
         x = _population(x)
         if not isinstance(x, Tensor):
-            return _NpRandomState.permutation(self, x)
+            return _lazy(_NpRandomState.permutation(self, x))
         if x.ndim < 1:
             _raise(also(IndexError), "permutation", "x must be an integer or at least 1-dimensional")
         idx = _np.arange(x.shape[0], dtype=_np.intp)
@@ -287,9 +321,9 @@ class RandomState(_NpRandomState, metaclass=_WithNumpys):
         """``numpy.random.RandomState.choice``: from a lazy 1-D ``a``, the
         indices are drawn as NumPy draws them and the result is lazy ``a[indices]``."""
         if not isinstance(a, Tensor):
-            return _NpRandomState.choice(self, a, size, replace, p)
+            return _lazy(_NpRandomState.choice(self, a, size, replace, p))
         if a.ndim == 0:  # a population size: evaluated, NumPy's result
-            return _NpRandomState.choice(self, _np.asarray(a), size, replace, p)
+            return _lazy(_NpRandomState.choice(self, _np.asarray(a), size, replace, p))
         if a.ndim != 1:
             _raise(also(ValueError), "choice", "a must be 1-dimensional")
         pop = a.shape[0]
@@ -297,6 +331,12 @@ class RandomState(_NpRandomState, metaclass=_WithNumpys):
             _raise(also(ValueError), "choice", "'a' cannot be empty unless no samples are taken")
         idx = _NpRandomState.choice(self, pop, size, replace, p)
         return _take(a, idx, 0)
+
+
+for _cls, _base in ((Generator, _NpGenerator), (RandomState, _NpRandomState)):
+    for _name in dir(_base):
+        if not _name.startswith("_") and _name not in _NOT_DRAWS and callable(getattr(_base, _name)):
+            setattr(_cls, _name, _drawing(getattr(_base, _name)))
 
 
 def default_rng(seed=None):
@@ -325,6 +365,10 @@ def choice(a, size=None, replace=True, p=None):
     return RandomState.choice(_mtrand._rand, a, size, replace, p)
 
 
+for _name in __all__:  # the legacy functions, on NumPy's global state
+    if _name not in _NOT_DRAWS and callable(globals()[_name]):
+        globals()[_name] = _drawing(globals()[_name])
+
 for _fn in (Generator, RandomState, default_rng, shuffle, permutation, choice):
     _fn.__module__ = __name__
-del _fn
+del _fn, _name, _cls, _base

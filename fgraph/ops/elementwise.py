@@ -23,7 +23,7 @@ import numpy as np
 
 from ..array_api import canonical_dtype
 from ..errors import DTypeError, FgraphError, user_location
-from ..tensor import Tensor, apply, lift, literal_node, stack_of
+from ..tensor import Tensor, apply, lift, literal_node, operand_node, stack_of
 from ..shape import broadcast_shapes, check_weak_int_fits, defop, int_fits, probe, result_type, ufunc_dtypes
 from ..symbol import Node, error_at, make_node, new_node, refuse_out
 from ..opdef import no_gradient
@@ -328,6 +328,7 @@ def _ufunc_function(public: str, name: str) -> Ufunc:
 
 _FAST_MAX = 4096  # entries per ufunc; cleared when full
 _SCALARS = (int, float, bool, complex)
+_NUMERIC = frozenset("biufc")  # NumPy operands of these kinds lift to constants (others raise in the general path)
 
 
 def _unary_fast(name: str, general):
@@ -372,6 +373,13 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                     if hit is not None and (hit[2] is None or hit[2] <= y <= hit[3]):
                         return Tensor(new_node(Node, name, (), (nx, literal_node(y)), hit[0], hit[1], False, None,
                                                user_location(3)), x.stack)
+                elif ty is np.ndarray and y.dtype.kind in _NUMERIC:  # t - b with NumPy's b: a constant, as lifted
+                    ny = operand_node(y)
+                    key = (nx.shape, nx.dtype, nx.weak, ny.shape, ny.dtype, False)
+                    hit = known.get(key)
+                    if hit is not None:
+                        return Tensor(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
+                                               user_location(3)), x.stack)
                 else:
                     return general(x, y)
             elif ty is Tensor and tx in _SCALARS:
@@ -380,6 +388,13 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                 hit = known.get(key)
                 if hit is not None and (hit[2] is None or hit[2] <= x <= hit[3]):
                     return Tensor(new_node(Node, name, (), (literal_node(x), ny), hit[0], hit[1], False, None,
+                                           user_location(3)), y.stack)
+            elif ty is Tensor and tx is np.ndarray and x.dtype.kind in _NUMERIC:  # b - t (NumPy defers to us)
+                nx, ny = operand_node(x), y._node if y._steps is None else y.node
+                key = (nx.shape, nx.dtype, False, ny.shape, ny.dtype, ny.weak)
+                hit = known.get(key)
+                if hit is not None:
+                    return Tensor(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
                                            user_location(3)), y.stack)
             else:
                 return general(x, y)

@@ -162,14 +162,16 @@ def view(t: Tensor, dtype=None, type=None):
 
 def _as_value(value, dtype: np.dtype, st) -> Node:
     """The value converted as NumPy's setitem converts it: a Python scalar by
-    the dtype's own conversion (raising as NumPy does), anything else cast
-    unsafely."""
-    if type(value) in (int, float, bool, complex):
+    the dtype's own conversion (raising and warning as NumPy's setitem does:
+    the same cast, checked for every pair of Python type and dtype, 1e300
+    into float32 included), anything else cast unsafely."""
+    t = type(value)
+    if t is int or t is float or t is bool or t is complex:
         try:
-            with np.errstate(all="ignore"):
-                arr = np.array(value, dtype=dtype)
-        except (OverflowError, ValueError, TypeError) as e:
+            arr = np.array(value, dtype=dtype)
+        except (OverflowError, ValueError, TypeError, FloatingPointError) as e:
             raise error_at(also(type(e)), "setitem", f"cannot store {value!r} in an array of {dtype}: {e}") from None
+        arr.setflags(write=False)  # made here, held by no one: the constant takes it without a copy
         return lift(arr, st)
     node = lift(value, st)
     if node.dtype != dtype:
