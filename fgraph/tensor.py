@@ -438,8 +438,9 @@ class Tensor:
 
 
 #: ops whose 0-d results NumPy returns as 0-d arrays, not scalars (np.array(5),
-#: np.zeros(()), a.reshape(()), a[..., 0]): everything else returns a scalar
-_ZERO_D_ARRAY_OPS = frozenset(("constant", "zeros", "ones", "full", "reshape", "slice", "broadcast_to", "setitem",
+#: np.zeros(()), a.reshape(())): everything else returns a scalar.  A 0-d
+#: ``slice`` is a scalar read (``a[i, j]``) unless it is a view (``a[..., 0]``)
+_ZERO_D_ARRAY_OPS = frozenset(("constant", "zeros", "ones", "full", "reshape", "broadcast_to", "setitem",
                                "variable", "placeholder", "astype"))
 
 

@@ -409,6 +409,13 @@ def test_printing_gives_numpys_text():
     assert fgraph.describe(a).startswith("<fgraph.Tensor")
 
 
+@pytest.mark.parametrize("read", ["x[0]", "x[-1]", "x[..., 0]", "x[2, ...]", "x[()]", "x[None, 2]",
+                                  "x.reshape(5, 1)[2, 0]", "x[1:2].reshape(())", "[x[0], x[3]]"])
+def test_an_element_read_prints_as_numpys_scalar_and_a_0d_view_as_an_array(read):
+    a = np.arange(5.0)
+    assert repr(eval(read, {"x": fnp.asarray(a)})) == repr(eval(read, {"x": a}))
+
+
 def test_bool_of_many_elements_is_numpys_value_error():
     with pytest.raises(ValueError, match="ambiguous"):
         bool(fnp.ones(3))

@@ -32,6 +32,7 @@ from ..symbol import Known, Node, _set_pins, data_pins, handle_of, known_value, 
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program
+from .read_through import read_through
 
 #: steps with an array of at least this many elements are optimised when the
 #: same step comes back: a heat-equation step (a stencil, an abs, a max)
@@ -541,6 +542,10 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
         except Exception:
             return None
         return _known_now(node, value, engine)
+    if node.op == "slice":  # an element read back after element writes: through the writes, not the array
+        value = read_through(node, _at_hand, engine, _MISSING)
+        if value is not _MISSING:
+            return _known_now(node, engine._result(value, node), engine)
     values: dict[int, object] = {}
     order: list[Node] = []
     stack = [(node, False)]
