@@ -38,10 +38,9 @@ TIMEOUT_S = 30  # a program that loops on a wrong value must not hang the suite
 KNOWN_FAILURES = {
     # type() of a lazy 0-d result is fgraph's Tensor, not a NumPy scalar type (values and printing match)
     "zero_d_arrays.py": "type(np.max(v) / 2).__name__: 'Tensor' where NumPy gives 'float64'",
-    # an element read a[i] is a 0-d lazy array made by a "slice" node, which Tensor.__repr__ (fgraph/tensor.py)
-    # prints as array(3), and Tensor.__hash__ is identity: NumPy's elements are scalars, np.int64(3), hashed by value
-    "scalar_elements.py": "repr(a[2]) is 'array(3)' where NumPy gives 'np.int64(3)'; elements as dict keys do not "
-                          "hash by value (KeyError)",
+    # Tensor.__hash__ is object identity (fgraph/tensor.py): NumPy's scalars hash (and compare) by value
+    "scalar_elements.py": "array elements used as dict keys or set members do not hash by value: counts[v] += 1 "
+                          "over `for v in a` makes one key per element (KeyError on counts[3])",
     # a kernel's error is raised where the value is first used, not where the op is written: eager.settle's
     # compute_now (fgraph/engines/incremental.py) swallows it, and arrays over COMPUTE_NOW_ELEMENTS are pending
     "fallback_on_fp_error.py": "under np.seterr(divide='raise'), `try: logs = np.log(s) except FloatingPointError` "
