@@ -75,10 +75,23 @@ def test_insert(data):
 
 def test_delete_and_insert_need_static_positions():
     a = fnp.arange(5)
-    with pytest.raises(fgraph.FgraphError, match="obj must be a Python value"):
-        fnp.delete(a, fnp.asarray([1]))
-    with pytest.raises(fgraph.FgraphError, match="obj must be a Python value"):
-        fnp.insert(a, fnp.asarray(1), 3)
+    with pytest.raises(fgraph.FgraphError, match="obj must be a Python value.*placeholder 'obj'"):
+        fnp.delete(a, fnp.placeholder((1,), np.int64, name="obj"))
+    with pytest.raises(fgraph.FgraphError, match="obj must be a Python value.*placeholder 'obj'"):
+        fnp.insert(a, fnp.placeholder((), np.int64, name="obj"), 3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a, k: xp.delete(a, k), lambda xp, a, k: xp.delete(a, xp.stack([k, k - 1])),
+    lambda xp, a, k: xp.insert(a, k, -7), lambda xp, a, k: xp.insert(a, [k, 0], [8, 9]),
+    lambda xp, a, k: xp.delete(a.reshape(2, 3), k - 1, axis=1)])
+def test_delete_and_insert_take_lazy_positions_outside_tracing(call):
+    # a position computed from data (k = a.argmax()) is known now, as NumPy's is: an evaluation point
+    want = call(np, np.arange(6), np.argmax(np.arange(6) % 3))
+    a = fnp.arange(6)
+    got = call(fnp, a, fnp.argmax(a % 3))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
 
 
 @settings(max_examples=examples(60))
@@ -246,10 +259,22 @@ def test_r_and_c_index_tricks(data):
 def test_r_and_c_refusals_and_stacks():
     t = fnp.arange(3)
     for key, match in ((("r", t), "numpy.matrix"), ((t, "0"), "first entry"), (("x,y", t), "unknown special"),
-                       ((), "at least one array"), ((slice(0, fnp.asarray(3)),), "slice bounds")):
+                       ((), "at least one array"), ((slice(0, fnp.placeholder((), np.int64, name="n")),), "slice bound")):
         with pytest.raises(fgraph.FgraphError, match=match):
             fnp.r_[key]
     d = fgraph.make("dask")
     got = d.r_[0:2, d.asarray(np.arange(3.0))]
     assert got.stack.engine == "dask"
     np.testing.assert_array_equal(np.asarray(got), np.r_[0:2, np.arange(3.0)])
+
+
+@pytest.mark.parametrize("build", [lambda xp, n: xp.r_[0:n - 1, 7], lambda xp, n: xp.c_[0:n - 2, 1:n - 1],
+                                   lambda xp, n: xp.r_[-1:1:n * 1j], lambda xp, n: xp.r_[0:n:2.0, n]])
+def test_index_tricks_take_lazy_slice_bounds_outside_tracing(build):
+    # np.r_[0:n] with n = a.max(): the bounds are known now (they decide the length), as NumPy's are
+    want = build(np, np.arange(5).max())
+    got = build(fnp, fnp.arange(5).max())
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(fgraph.ShapeError, match="r_: a slice bound must be a Python value.*placeholder 'n'"):
+        fnp.r_[0:fnp.placeholder((), np.int64, name="n")]

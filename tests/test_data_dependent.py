@@ -242,6 +242,34 @@ def test_roots(p):
     eager(lambda xp, c: xp.roots(c), p.reshape(1, -1))   # NumPy refuses a 2-D polynomial
 
 
+@given(u=hnp.arrays(st.sampled_from([np.int64, np.float64, np.complex128]), st.integers(0, 5),
+                   elements=st.sampled_from([0, 1, -2, 3])),
+       v=hnp.arrays(st.sampled_from([np.int64, np.float64]), st.integers(0, 3), elements=st.sampled_from([0, 1, -2])))
+def test_poly_and_polydiv(u, v):
+    eager(lambda xp, c: xp.poly(c), u)
+    eager(lambda xp, c: xp.poly(c), np.outer(u[:2], u[:2]) + np.eye(u[:2].size))  # a square matrix's polynomial
+    eager(lambda xp, a, b: xp.polydiv(a, b), u, v)
+
+
+@given(c=hnp.arrays(st.sampled_from([np.int64, np.float64]), st.integers(1, 5), elements=st.sampled_from([0, 1, -2, 3])),
+       x=st.sampled_from([2, -1.5, 0]))
+def test_poly1d_of_lazy_coefficients(c, x):
+    # np.poly1d(np.polyfit(...)): the coefficients are known now outside tracing; NumPy's own class
+    want = np.poly1d(c)
+    got = fnp.poly1d(lazy(c))
+    assert isinstance(got, np.poly1d) and isinstance(got, fnp.poly1d)
+    assert repr(got) == repr(want) and str(got) == str(want) and got.order == want.order
+    np.testing.assert_array_equal(got.coeffs, want.coeffs, strict=True)
+    assert repr(got(x)) == repr(want(x))  # a NumPy scalar, as NumPy's poly1d gives
+    grid = np.linspace(-2, 2, 5)
+    same(got(fnp.asarray(grid)), want(grid))  # a lazy array in: a lazy array out
+    assert repr(got.deriv()) == repr(want.deriv()) and repr(got * got) == repr(want * want)
+    with pytest.raises(fgraph.ShapeError, match="poly1d: c_or_r must be a Python value.*placeholder 'c'"):
+        fnp.poly1d(fnp.placeholder(c.shape, c.dtype, name="c"))
+    with pytest.raises(ValueError, match="Polynomial must be 1d only"):
+        fnp.poly1d(lazy(c.reshape(1, -1)))
+
+
 def test_real_if_close_of_a_real_array_needs_no_value():
     x = fnp.placeholder((2,), "float64", name="x")
     assert fnp.real_if_close(x).node is x.node
@@ -261,7 +289,8 @@ REFUSED = [
     ("union1d", lambda xp, x: xp.union1d(x, [1.0])), ("intersect1d", lambda xp, x: xp.intersect1d([1.0], x)),
     ("setdiff1d", lambda xp, x: xp.setdiff1d(x, x)), ("setxor1d", lambda xp, x: xp.setxor1d(x, [2.0])),
     ("trim_zeros", lambda xp, x: xp.trim_zeros(x)), ("real_if_close", lambda xp, x: xp.real_if_close(x + 0j)),
-    ("roots", lambda xp, x: xp.roots(x[0])),
+    ("roots", lambda xp, x: xp.roots(x[0])), ("poly", lambda xp, x: xp.poly(x[0])),
+    ("polydiv", lambda xp, x: xp.polydiv(x[0], [1.0, 2.0])),
 ]
 
 

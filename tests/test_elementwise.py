@@ -296,3 +296,29 @@ def test_make_complex_dtype_is_the_arithmetic_forms(re, im):
 
     lazy = lambda v: v if isinstance(v, float) else fnp.asarray(v)  # noqa: E731
     assert make_complex(lazy(re), lazy(im)).dtype == np.result_type(re + 1j * im)
+
+
+@settings(max_examples=examples(30))
+@given(array_of(min_dims=0, max_dims=3))
+def test_comparison_with_none_is_elementwise(a):
+    # arr == None: NumPy compares each element with None as objects (a sentinel check in user code)
+    t = fnp.asarray(a)
+    for got, want in [(t == None, a == None), (t != None, a != None),  # noqa: E711
+                      (None == t, None == a), (None != t, None != a)]:  # noqa: E711
+        assert repr(got) == repr(want)
+
+
+@pytest.mark.parametrize("make", [lambda xp, a: a.max() - 1, lambda xp, a: a[1], lambda xp, a: a.sum() // 3,
+                                  lambda xp, a: xp.array(2), lambda xp, a: a[1:2].reshape(()),
+                                  lambda xp, a: a.mean(), lambda xp, a: a[0] > 1])
+def test_sequence_times_a_scalar_repeats_it(make):
+    # [0] * n with n = a.max(): a NumPy integer scalar repeats the list (a 0-d array multiplies elementwise)
+    for seq in ([0, 1], (5,)):
+        for fn in (lambda s, n: s * n, lambda s, n: n * s):
+            outcomes = []
+            for xp in (np, fnp):
+                try:
+                    outcomes.append(repr(fn(seq, make(xp, xp.array([3, 1, 2])))))
+                except TypeError as e:
+                    outcomes.append(f"TypeError {'sequence' in str(e) or 'index' in str(e)}")
+            assert outcomes[1] == outcomes[0]

@@ -4,6 +4,8 @@ splitting, flips, padding, ...) against NumPy.
 Axes and arguments are drawn a little beyond the valid range on purpose:
 where NumPy raises, ``check`` requires fgraph to raise an FgraphError.
 """
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -396,6 +398,26 @@ def test_pad_copy_modes(mode, data):
     check(lambda xp, x: xp.pad(x, pad_width, mode=mode), a)
 
 
+@settings(max_examples=examples(60))
+@given(st.sampled_from(["maximum", "minimum", "mean", "median", "linear_ramp"]), st.data())
+def test_pad_statistic_and_ramp_modes(mode, data):
+    """Statistics of the edge values (stat_length of them) and linear ramps, axis by axis as NumPy pads;
+    integer arrays round the mean and median half to even, as NumPy does."""
+    a = data.draw(array_of(max_dims=3, min_side=0, max_side=4, lo=-50, hi=50))
+    width = st.integers(0, 5)
+    pad_width = data.draw(width | st.tuples(width, width)
+                          | st.lists(st.tuples(width, width), min_size=a.ndim, max_size=a.ndim))
+    if mode == "linear_ramp":
+        value = st.integers(-3, 3) | st.floats(-3, 3)
+        kw = data.draw(st.just({}) | st.builds(lambda v: {"end_values": v}, value | st.tuples(value, value)))
+    else:
+        length = st.integers(0, 5)
+        kw = data.draw(st.just({}) | st.builds(lambda v: {"stat_length": v}, length | st.tuples(length, length)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the mean of no values, NaN cast to an integer
+        check(lambda xp, x: xp.pad(x, pad_width, mode=mode, **kw), a)
+
+
 def test_pad_edge_cases():
     a = np.arange(6, dtype=np.int8).reshape(2, 3)
     check(lambda xp, x: xp.pad(x, 1, constant_values=1000), a)  # NumPy: OverflowError
@@ -405,7 +427,7 @@ def test_pad_edge_cases():
     check(lambda xp, x: xp.pad(x, {1: (1, 2)}), a)
     check(lambda xp, x: xp.pad(x, 2, constant_values=np.nan), np.ones(2))
     with pytest.raises(fgraph.FgraphError, match="not supported lazily"):
-        fnp.pad(fnp.asarray(a), 1, mode="linear_ramp")
+        fnp.pad(fnp.asarray(a), 1, mode=lambda vector, width, axis, kwargs: None)  # a function mode
     with pytest.raises(fgraph.FgraphError, match="reflect_type='even'"):
         fnp.pad(fnp.asarray(a), 1, mode="reflect", reflect_type="odd")
     with pytest.raises(fgraph.FgraphError, match="unsupported keyword"):
@@ -557,8 +579,50 @@ def test_errors_name_the_op_and_line():
         (fgraph.ShapeError, "rot90", lambda: fnp.rot90(t, axes=(1, 1))),
         (fgraph.ShapeError, "diff", lambda: fnp.diff(t, -1)),
         (fgraph.DTypeError, "pad", lambda: fnp.pad(t, 1.5)),
-        (fgraph.FgraphError, "pad", lambda: fnp.pad(t, 1, mode="linear_ramp")),
+        (fgraph.FgraphError, "pad", lambda: fnp.pad(t, 1, mode="odd_mode")),
         (fgraph.FgraphError, "reshape", lambda: t.reshape(6, order="K")),
     ]
     for cls, op, fn in cases:
         expect(cls, op, fn)
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(st.integers(-9, 9), min_size=1, max_size=2), st.booleans())
+def test_roll_by_shifts_taken_from_an_array(shifts, on_axes):
+    # np.roll(base, -s) with s from iterating an array: a lazy 0-d (or 1-d) shift, known now outside tracing
+    a = np.arange(12).reshape(3, 4)
+    s = np.array(shifts)
+    ts = fnp.asarray(s) * 1  # computed, not a constant
+    if on_axes:
+        axes = tuple(range(len(shifts)))
+        want, got = np.roll(a, s, axis=axes), fnp.roll(fnp.asarray(a), ts, axis=axes)
+    else:
+        want, got = np.roll(a, s[0]), fnp.roll(fnp.asarray(a), ts[0])
+    np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(fgraph.ShapeError, match="shift must be a Python value.*placeholder 's'"):
+        fnp.roll(fnp.asarray(a), fnp.placeholder((), np.int64, name="s"))
+
+
+@settings(max_examples=examples(30))
+@given(st.integers(-5, 6), st.integers(1, 3))
+def test_lazy_parameters_of_view_functions_are_read_not_updated(k, sections):
+    # np.rot90(m, k=n) with n = a.max(): NumPy's rot90 does `k %= 4` on its argument; the user's lazy n
+    # must keep its value, and the result must alias m exactly as NumPy's does
+    n = fnp.asarray(np.array([k])) * 1  # computed, not a constant
+    nk = n[0]
+    m, want_m = fnp.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    for r, w in [(fnp.rot90(m, k=nk), np.rot90(want_m, k=k)), (fnp.rot90(m, nk), np.rot90(want_m, k))]:
+        np.testing.assert_array_equal(np.asarray(r), w)
+        r[0, 0] = -k - 10  # a write through the view reaches m where NumPy's reaches want_m
+        w[0, 0] = -k - 10
+        np.testing.assert_array_equal(np.asarray(m), want_m)
+    assert int(nk) == k
+    s = fnp.asarray(np.array([sections])) * 1
+    a, want_a = fnp.arange(6.0), np.arange(6.0)
+    if 6 % sections == 0:
+        parts, want_parts = fnp.split(a, s[0]), np.split(want_a, sections)
+        parts[-1][0], want_parts[-1][0] = -1.0, -1.0
+    parts, want_parts = fnp.split(a, [s[0], s[0] + 1]), np.split(want_a, [sections, sections + 1])
+    parts[1][0], want_parts[1][0] = -2.0, -2.0
+    np.testing.assert_array_equal(np.asarray(a), want_a)
+    assert int(s[0]) == sections

@@ -387,3 +387,20 @@ def test_roots():
         same(fnp.roots(fnp.asarray(np.asarray(p)) * 1), np.roots(np.asarray(p) * 1))
     with pytest.raises(fgraph.FgraphError, match="roots"):
         fgraph.jit(lambda p: fnp.roots(p))(np.array([1.0, 2.0, 1.0]))
+
+
+@pytest.mark.parametrize("n, seed", [(0, 0), (1, 5), (4, 123), (6, 2**31 - 1)])
+def test_lazy_counts_and_seeds_from_data(n, seed):
+    # n = a.max() in a NumPy program is a NumPy integer: a count for permutation, a seed for default_rng
+    ln = fnp.asarray(np.array([n])) * 1  # computed, not a constant
+    ls = fnp.asarray(np.array([seed], dtype=np.int64)) * 1
+    np.random.seed(seed)
+    want_legacy = np.random.permutation(n)
+    np.random.seed(ls[0])  # NumPy's own seed takes the lazy value
+    np.testing.assert_array_equal(np.asarray(fnp.random.permutation(ln[0])), want_legacy)
+    for got, want in [(fnp.random.default_rng(ls[0]).permutation(ln[0]), np.random.default_rng(seed).permutation(n)),
+                      (fnp.random.default_rng([ls[0], 7]).random(3), np.random.default_rng([seed, 7]).random(3)),
+                      (fnp.random.RandomState(ls[0]).rand(2), np.random.RandomState(seed).rand(2))]:
+        np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(fgraph.ShapeError, match="seed must be a Python value.*placeholder 's'"):
+        fnp.random.default_rng(fnp.placeholder((), np.int64, name="s"))

@@ -390,3 +390,18 @@ def test_huge_shapes_build_without_allocating():
     assert fnp.max(e, axis=1).shape == (0,)
     with pytest.raises(fgraph.ShapeError):
         fnp.max(e, axis=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a, n: xp.max(a, initial=n * 2), lambda xp, a, n: xp.min(a[:0], initial=n),
+    lambda xp, a, n: a.sum(axis=0, initial=n), lambda xp, a, n: xp.prod(a, initial=n - 3),
+    lambda xp, a, n: xp.max(a, axis=1, where=a > 2, initial=-n)])
+def test_initial_from_a_lazy_value_outside_tracing(call):
+    # initial=b.min(): a NumPy scalar in NumPy, a lazy 0-d array here, known now outside tracing
+    a = np.arange(6.0).reshape(2, 3)
+    want = call(np, a, np.arange(5).max())
+    got = call(fnp, fnp.asarray(a), fnp.arange(5).max())
+    assert got.dtype == want.dtype and got.shape == np.shape(want)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(fgraph.ShapeError, match="initial= must be a Python value.*placeholder 'n'"):
+        fnp.max(fnp.asarray(a), initial=fnp.placeholder((), np.float64, name="n"))

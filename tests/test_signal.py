@@ -262,19 +262,40 @@ def test_i0_specials():
     check(lambda xp, t: xp.i0(t), x.astype("complex64"))  # NumPy refuses complex
 
 
+def _traced(value):
+    """A placeholder: a lazy value not known while the graph is built (tracing)."""
+    v = np.asarray(value)
+    return fnp.placeholder(v.shape, v.dtype, name="k")
+
+
 @pytest.mark.parametrize("call, argument", [
-    (lambda: fnp.hamming(fnp.asarray(4)), "M"), (lambda: fnp.kaiser(4, fnp.asarray(2.0)), "beta"),
-    (lambda: fnp.convolve(fnp.ones(3), fnp.ones(2), mode=fnp.asarray(1)), "mode"),
-    (lambda: fnp.polyder(fnp.ones(3), fnp.asarray(1)), "m"), (lambda: fnp.polyint(fnp.ones(3), fnp.asarray(1)), "m"),
-    (lambda: fnp.vander(fnp.ones(3), fnp.asarray(2)), "N"),
-    (lambda: fnp.trapezoid(fnp.ones(3), axis=fnp.asarray(0)), "axis"),
-    (lambda: fnp.gradient(fnp.ones(3), axis=fnp.asarray(0)), "axis"),
-    (lambda: fnp.gradient(fnp.ones(3), edge_order=fnp.asarray(2)), "edge_order"),
-    (lambda: fnp.unwrap(fnp.ones(3), axis=fnp.asarray(0)), "axis"),
-    (lambda: fnp.unwrap(fnp.ones(3), period=fnp.asarray(6.0)), "period")])
+    (lambda: fnp.hamming(_traced(4)), "M"), (lambda: fnp.kaiser(4, _traced(2.0)), "beta"),
+    (lambda: fnp.convolve(fnp.ones(3), fnp.ones(2), mode=_traced(1)), "mode"),
+    (lambda: fnp.polyder(fnp.ones(3), _traced(1)), "m"), (lambda: fnp.polyint(fnp.ones(3), _traced(1)), "m"),
+    (lambda: fnp.vander(fnp.ones(3), _traced(2)), "N"),
+    (lambda: fnp.trapezoid(fnp.ones(3), axis=_traced(0)), "axis"),
+    (lambda: fnp.gradient(fnp.ones(3), axis=_traced(0)), "axis"),
+    (lambda: fnp.gradient(fnp.ones(3), edge_order=_traced(2)), "edge_order"),
+    (lambda: fnp.unwrap(fnp.ones(3), axis=_traced(0)), "axis"),
+    (lambda: fnp.unwrap(fnp.ones(3), period=_traced(6.0)), "period")])
 def test_shape_arguments_must_be_python_values(call, argument):
-    with pytest.raises(fgraph.FgraphError, match=rf"(?s)^\w+: {argument} must be a Python value.*test_signal.py"):
+    with pytest.raises(fgraph.FgraphError, match=rf"(?s)^\w+: {argument} must be a Python value.*placeholder 'k'"
+                                                 r".*test_signal.py"):
         call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, k: xp.hamming(k), lambda xp, k: xp.kaiser(4, k / 2), lambda xp, k: xp.vander(xp.arange(3.0), k),
+    lambda xp, k: xp.polyder(xp.arange(6.0), k - 2), lambda xp, k: xp.polyint(xp.arange(3.0), k - 3),
+    lambda xp, k: xp.convolve(xp.ones(3), xp.ones(2), mode=["full", "same", "valid"][k - 3]),
+    lambda xp, k: xp.gradient(xp.arange(12.0).reshape(3, 4) ** 2, axis=k - 4),
+    lambda xp, k: xp.trapezoid(xp.arange(12.0).reshape(3, 4), axis=k - 3)])
+def test_shape_arguments_from_lazy_values_outside_tracing(call):
+    # k = a.max() in a NumPy program is a NumPy scalar; in fgraph a lazy 0-d array, evaluated there
+    want = call(np, np.max(np.arange(5)))
+    got = call(fnp, fnp.max(fnp.arange(5)))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
 
 
 @pytest.mark.parametrize("call", [
@@ -347,7 +368,9 @@ def test_polyfit_refusals(call):
 
 def test_polyfit_lazy_deg_and_dispatch():
     with pytest.raises(fgraph.FgraphError, match="polyfit.*deg must be a Python value"):
-        fnp.polyfit(fnp.arange(4.0), fnp.arange(4.0), fnp.asarray(1))
+        fnp.polyfit(fnp.arange(4.0), fnp.arange(4.0), _traced(1))
+    np.testing.assert_allclose(np.asarray(fnp.polyfit(fnp.arange(4.0), fnp.arange(4.0) ** 2, fnp.arange(3).max())),
+                               np.polyfit(np.arange(4.0), np.arange(4.0) ** 2, 2), atol=1e-12)
     assert isinstance(np.polyfit(fnp.arange(4.0), fnp.arange(4.0), 1), fgraph.Tensor)  # NumPy's name dispatches
     check(lambda xp, x, y: xp.polyfit(x, y, 2.0), np.arange(5.0), np.arange(5.0) ** 2, **_FIT_TOL)  # int(deg)
 

@@ -263,3 +263,17 @@ def test_unique_evaluates_outside_tracing_and_raises_under_it(name):
         getattr(fnp, name)(p)
     with pytest.raises(fgraph.ShapeError, match="data-dependent"):
         getattr(np, name)(p)
+
+
+@settings(max_examples=examples(40))
+@given(array_of(shape=st.integers(1, 12), dtype=st.sampled_from(["int64", "float64"])), st.data())
+def test_partition_at_a_position_computed_lazily(x, data):
+    # np.partition(a, [mid - 1, mid]) with mid from a lazy length or argmax: known now outside tracing
+    k = data.draw(st.integers(0, x.size - 1))
+    lk = fnp.arange(x.size)[k]  # a lazy 0-d int
+    for want, got in [(np.partition(x, k), fnp.partition(fnp.asarray(x), lk)),
+                      (np.partition(x, [0, k]), fnp.partition(fnp.asarray(x), [0, lk])),
+                      (np.argpartition(x, k)[k], fnp.argpartition(fnp.asarray(x), lk)[k])]:
+        np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(fgraph.ShapeError, match="kth must be a Python value.*placeholder 'k'"):
+        fnp.partition(fnp.asarray(x), fnp.placeholder((), np.int64, name="k"))

@@ -60,7 +60,8 @@ def test_corrcoef(m, rowvar, dtype, data):
 def test_cov_refusals():
     x = fnp.ones((3, 4))
     for bad in (dict(ddof=1.5), dict(fweights=np.array([1, 2.5, 1, 1])), dict(fweights=np.array([1, -1, 1, 1])),
-                dict(aweights=np.array([1, 1, 1])), dict(aweights=np.ones((2, 2))), dict(rowvar=fnp.asarray(True))):
+                dict(aweights=np.array([1, 1, 1])), dict(aweights=np.ones((2, 2))),
+                dict(rowvar=fnp.placeholder((), np.bool_, name="rowvar"))):
         with pytest.raises(fgraph.FgraphError, match="cov"):
             fnp.cov(x, **bad)
     with pytest.raises(fgraph.FgraphError, match="more than 2"):
@@ -121,7 +122,7 @@ def test_interp_edges_and_refusals():
     check(lambda xp, a, b, f: xp.interp(a, b, f), np.array([0.5]), np.zeros((2, 2)), np.zeros((2, 2)))
     check(lambda xp, a, b, f: xp.interp(a, b, f, period=0), np.array([0.5]), np.arange(3.0), np.arange(3.0))
     with pytest.raises(fgraph.FgraphError, match="interp.*period"):
-        fnp.interp(fnp.ones(2), fnp.arange(3.0), fnp.arange(3.0), period=fnp.asarray(2.0))
+        fnp.interp(fnp.ones(2), fnp.arange(3.0), fnp.arange(3.0), period=fnp.placeholder((), np.float64, name="period"))
 
 
 @settings(max_examples=examples(80), deadline=None)
@@ -199,6 +200,44 @@ def test_histogram_lazy_range_and_nonfinite_data():
                 exe(a=np.array(bad))
 
 
+@settings(max_examples=examples(30))
+@given(st.lists(st.integers(0, 40), max_size=30), st.booleans())
+def test_bincount_of_a_computed_array_without_minlength(values, weighted):
+    # np.bincount(r.ravel()) with r computed: max(r) + 1 bins, known now outside tracing (an evaluation point)
+    x = np.array(values, dtype=np.int64)
+    w = np.arange(x.size) / 3.0
+    want = np.bincount(x * 2 % 17, weights=w if weighted else None)
+    got = fnp.bincount(fnp.asarray(x) * 2 % 17, weights=fnp.asarray(w) if weighted else None)
+    assert (got.shape, got.dtype) == (want.shape, want.dtype)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@settings(max_examples=examples(40))
+@given(st.sampled_from(["float64", "int64", "float32"]).flatmap(lambda d: arrays(d, st.integers(0, 40), -10, 10)),
+       st.sampled_from(["auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"]),
+       st.sampled_from([None, (0.0, 5.0), (-1, 1)]))
+def test_histogram_string_bins_estimate_from_the_data_outside_tracing(a, est, rng):
+    # np.histogram(x, bins="auto"): the count comes from the data, known now outside tracing
+    a = np.where(np.isfinite(a), a, 0).astype(a.dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(lambda xp, x: list(xp.histogram(x * 1, bins=est, range=rng)), a, paths=("eval",))
+        check(lambda xp, x: xp.histogram_bin_edges(x * 1, bins=est, range=rng), a, paths=("eval",))
+
+
+def test_histogram_takes_lazy_bins_and_range_outside_tracing():
+    a = np.arange(10.0) ** 1.5
+    t = fnp.asarray(a)
+    for kw, lazy_kw in [(dict(bins=4), dict(bins=fnp.arange(5).max())),
+                        (dict(range=(1.0, 20.0)), dict(range=(t[1], t.max() - 6.0 - a[-1] + 20.0 + 6.0))),
+                        (dict(bins=[0.0, 2.0, 30.0]), dict(bins=fnp.asarray([0.0, 2.0, 30.0]) * 1))]:
+        want = np.histogram(a, **kw)
+        got = fnp.histogram(t, **lazy_kw)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)
+
+
 def test_histogram_refusals():
     a = np.arange(6.0)
     for kw in (dict(bins=0), dict(bins=2.5), dict(bins=np.ones((2, 2))), dict(bins=np.array([3.0, 1.0, 2.0])),
@@ -206,11 +245,11 @@ def test_histogram_refusals():
                dict(bins="nope"), dict(weights=np.ones(5)), dict(bins=1_000_000, range=(0, 1e-300))):
         check(lambda xp, x: list(xp.histogram(x, **kw)), a)
     with pytest.raises(fgraph.FgraphError, match="histogram.*bins='auto'"):
-        fnp.histogram(fnp.asarray(a), bins="auto")
+        fnp.histogram(fnp.placeholder(a.shape, a.dtype, name="a"), bins="auto")
     with pytest.raises(fgraph.FgraphError, match="histogram.*bins must be a Python value"):
-        fnp.histogram(fnp.asarray(a), bins=fnp.asarray(3))
+        fnp.histogram(fnp.asarray(a), bins=fnp.placeholder((), np.int64, name="bins"))
     with pytest.raises(fgraph.FgraphError, match="histogram_bin_edges.*range must be a Python value"):
-        fnp.histogram_bin_edges(fnp.asarray(a), range=(fnp.asarray(0.0), 1.0))
+        fnp.histogram_bin_edges(fnp.asarray(a), range=(fnp.placeholder((), np.float64, name="lo"), 1.0))
     check(lambda xp, x, w: list(xp.histogram(x, bins=np.array([0.0, 2.0, 6.0]), weights=w)), a, a > 2)
 
 
@@ -346,11 +385,11 @@ def test_histogramdd_refusals():
     check(lambda xp, a, b: list(xp.histogram2d(a, b, bins=[3])), np.arange(3.0), np.arange(3.0))
     check(lambda xp, a, b: list(xp.histogram2d(a, b)), np.float64(1.0), np.float64(1.0))
     with pytest.raises(fgraph.FgraphError, match="histogramdd.*bins.* must be a Python value"):
-        fnp.histogramdd(fnp.asarray(s), bins=[2, fnp.asarray(3)])
+        fnp.histogramdd(fnp.asarray(s), bins=[2, fnp.placeholder((), np.int64, name="bins")])
     with pytest.raises(fgraph.FgraphError, match="histogramdd.*range.* must be a Python value"):
-        fnp.histogramdd(fnp.asarray(s), range=[(0, 1), (fnp.asarray(0.0), 1.0)])
+        fnp.histogramdd(fnp.asarray(s), range=[(0, 1), (fnp.placeholder((), np.float64, name="lo"), 1.0)])
     with pytest.raises(fgraph.FgraphError, match="histogram2d.*bins must be a Python value"):
-        fnp.histogram2d(fnp.asarray(s[:, 0]), fnp.asarray(s[:, 1]), bins=fnp.asarray(3))
+        fnp.histogram2d(fnp.asarray(s[:, 0]), fnp.asarray(s[:, 1]), bins=fnp.placeholder((), np.int64, name="b"))
     assert isinstance(np.histogramdd(fnp.asarray(s), bins=2)[0], fgraph.Tensor)  # NumPy's names dispatch
     assert isinstance(np.histogram2d(fnp.asarray(s[:, 0]), fnp.asarray(s[:, 1]))[0], fgraph.Tensor)
 

@@ -561,3 +561,24 @@ def test_where_computes_only_the_selected_elements_as_numpy():
     assert out[np][1] == out[fnp][1] == []
     for want, got in zip(out[np][0], out[fnp][0]):
         assert want.dtype == got.dtype and want.tobytes() == got.tobytes()
+
+
+def test_isinstance_of_the_ufunc_type():
+    # isinstance(f, np.ufunc) tells ufuncs from other callables in NumPy programs
+    for name in ("add", "sin", "maximum", "logical_and", "matmul", "divmod"):
+        assert isinstance(getattr(fnp, name), fnp.ufunc) == isinstance(getattr(np, name), np.ufunc)
+    for f in (fnp.sum, fnp.where, abs, len, fnp.vectorize(abs)):
+        assert not isinstance(f, fnp.ufunc)
+    assert isinstance(fnp.frompyfunc(abs, 1, 1), fnp.ufunc) and issubclass(np.ufunc, fnp.ufunc)
+    assert isinstance(fgraph.make(dtype="float32").add, fnp.ufunc)
+    with pytest.raises(TypeError):
+        fnp.ufunc()
+
+
+def test_ufunc_at_with_lazy_slice_bounds_outside_tracing():
+    # np.add.at(a, slice(1, n), 1) with n = b.max(): the bounds are known now, as NumPy's
+    want = np.zeros(6)
+    np.add.at(want, slice(1, 4), 1)
+    got = fnp.zeros(6)
+    fnp.add.at(got, slice(1, fnp.arange(5).max()), 1)
+    np.testing.assert_array_equal(np.asarray(got), want)

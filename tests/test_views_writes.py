@@ -10,6 +10,8 @@ assignment, ``out=``, ``copyto``, ``fill``, ``put``, ``sort``), or read
 whether it owns its data).  Where NumPy raises, fgraph must raise the same
 built-in class.  ``HYPOTHESIS_PROFILE=thorough`` runs 2000 programs.
 """
+import operator
+
 import numpy as np
 import pytest
 from hypothesis import example, given, note, settings
@@ -510,3 +512,74 @@ def test_a_view_written_back_onto_itself_changes_nothing():
             got = (np.asarray(g), np.asarray(shifted), np.asarray(ints))
     for w, h in zip(want, got):
         np.testing.assert_array_equal(w, h)
+
+
+SCALAR_CASES = [
+    # (how the 0-d value is made, the in-place op): NumPy scalars rebind the name, 0-d arrays are written
+    (lambda xp, a: a[1], lambda m: operator.ifloordiv(m, 2)),
+    (lambda xp, a: a.sum(), lambda m: operator.iadd(m, 1)),
+    (lambda xp, a: a[1], lambda m: operator.iadd(m, 0.5)),
+    (lambda xp, a: a.max() * 2, lambda m: operator.imul(m, 3)),
+    (lambda xp, a: next(iter(a)), lambda m: operator.isub(m, 1)),
+    (lambda xp, a: a.reshape(2, 2)[1, 0], lambda m: operator.ipow(m, 2)),
+    (lambda xp, a: xp.array(3), lambda m: operator.iadd(m, 1)),
+    (lambda xp, a: a[..., 1], lambda m: operator.imul(m, 5)),
+    (lambda xp, a: a[1:2].reshape(()), lambda m: operator.iadd(m, 7)),
+    (lambda xp, a: xp.zeros(()), lambda m: operator.isub(m, 2)),
+    (lambda xp, a: a.sum(), lambda m: operator.iadd(m, np.ones(3))),
+    (lambda xp, a: xp.array(a.sum()), lambda m: operator.iadd(m, 1)),  # np.array/np.copy of a scalar: an array
+    (lambda xp, a: xp.copy(a[2]), lambda m: operator.imul(m, 3)),
+    (lambda xp, a: a.sum().copy(), lambda m: operator.iadd(m, 1)),  # a scalar's copy: a scalar
+    (lambda xp, a: _written_0d(xp).copy(), lambda m: operator.iadd(m, 1)),  # a 0-d array's copy: an array
+]
+
+
+def _written_0d(xp):
+    z = xp.array(0.0)
+    z += 1
+    return z
+
+
+@pytest.mark.parametrize("make, op", SCALAR_CASES)
+def test_inplace_operators_on_scalars_rebind_on_0d_arrays_write(make, op):
+    # `for n in nums: m = n; m //= p` must leave n (a NumPy scalar there) alone; a 0-d array is written
+    results = []
+    for xp in (np, fnp):
+        a = xp.arange(4)
+        m = make(xp, a)
+        alias = m
+        r = op(m)
+        results.append((np.asarray(r), np.asarray(alias), np.asarray(a), r is alias))
+    (want_r, want_alias, want_a, want_same), (got_r, got_alias, got_a, got_same) = results
+    assert got_same == want_same
+    for g, w in ((got_r, want_r), (got_alias, want_alias), (got_a, want_a)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(st.integers(0, 4), min_size=0, max_size=3), st.lists(st.integers(0, 4), min_size=0, max_size=3),
+       st.sampled_from(["int64", "float32", "bool"]))
+def test_ndarray_resize_in_place(old_shape, new_shape, dtype):
+    # a.resize(shape): the same array object, C-order data cut or followed by zeros; refused with views
+    want = (np.arange(int(np.prod(old_shape))) % 3).astype(dtype).reshape(old_shape).copy()
+    got = fnp.asarray(want.copy())
+    alias = got
+    want.resize(new_shape, refcheck=False)
+    assert got.resize(new_shape) is None and alias is got
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    got[...] = 1  # still a writable array of the new shape
+    assert np.asarray(alias).shape == tuple(new_shape)
+    if got.size:
+        view = got.reshape(-1)[:1]
+        with pytest.raises(ValueError, match="cannot resize an array that references"):
+            got.resize(3)
+        assert view.shape == (1,)
+
+
+def test_copies_of_0d_values_print_as_numpy_does():
+    # np.array(s) and np.copy(s) of a scalar are 0-d arrays; a 0-d array's copy stays one
+    for make in (lambda xp: xp.array(xp.arange(4).sum()), lambda xp: xp.copy(xp.arange(4).max()),
+                 lambda xp: _written_0d(xp).copy(), lambda xp: xp.arange(4.0).mean().copy()):
+        assert repr(make(fnp)) == repr(make(np))

@@ -70,7 +70,8 @@ _COMPOSITE_NAMES = {
     "statistics": ("cov", "corrcoef", "digitize", "interp", "isin", "bincount", "histogram_bin_edges", "histogram",
                    "histogramdd", "histogram2d"),
     "evaluated": ("array2string", "array_repr", "array_str", "save", "savez", "savez_compressed", "savetxt"),
-    "data_dependent": ("intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots"),
+    "data_dependent": ("intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots",
+                       "poly", "polydiv", "poly1d"),
 }
 assert tuple(_COMPOSITE_NAMES) == _COMPOSITES, "fgraph.ops.COMPOSITES and fgraph.numpy._COMPOSITE_NAMES differ"
 _COMPOSITE_OF = {_name: _family for _family, _names in _COMPOSITE_NAMES.items() for _name in _names}
@@ -91,6 +92,27 @@ for _name in getattr(_api, "__all__", ()):
 # constants NumPy has
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
 __all__ += ["pi", "e", "inf", "nan", "newaxis", "euler_gamma"]
+
+
+class _UfuncType(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, (_Ufunc, _np.ufunc))
+
+    def __subclasscheck__(cls, sub):
+        return isinstance(sub, type) and issubclass(sub, (_Ufunc, _np.ufunc))
+
+
+class ufunc(metaclass=_UfuncType):
+    """The type ``numpy.ufunc`` as a program tests it (``isinstance(f, np.ufunc)``):
+    fgraph's lazy ufuncs (``fgraph.numpy.add``) and NumPy's own (``frompyfunc``'s)
+    are its instances.  It makes none: NumPy's cannot be called either."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'numpy.ufunc' instances")
+
+
+from ..ops.ufunc import Ufunc as _Ufunc  # noqa: E402
+__all__.append("ufunc")
 __version__ = _np.__version__  # NumPy's: programs test it for NumPy's features (fgraph's is fgraph.__version__)
 
 #: NumPy's own names that compute on no array, taken as they are: the

@@ -76,9 +76,14 @@ def viewing(fn, layout_fn, kind: str):
         result = fn(*args, **kwargs)
         if not args or not any(isinstance(a, Tensor) for a in args):
             return result
-        layouts = [_shadow_of(a) if isinstance(a, Tensor) else a for a in args]
+        # the arrays become their layouts; any other lazy argument (rot90's k, split's sections) is a
+        # number NumPy's function reads, and may update in place (rot90's ``k %= 4``): its value, never
+        # the user's handle (fn has taken it already, so it is known now)
+        arrays = len(args) if kind == "each" else 1
+        layouts = [_shadow_of(a) if isinstance(a, Tensor) else a for a in args[:arrays]] + \
+            [_value(a) for a in args[arrays:]]
         try:
-            shadow = layout_fn(*layouts, **kwargs)
+            shadow = layout_fn(*layouts, **{k: _value(v) for k, v in kwargs.items()})
         except (ValueError, TypeError, AttributeError):
             shadow = None  # NumPy would copy (or refuse: fn has raised already)
         if shadow is None:
@@ -100,6 +105,17 @@ def viewing(fn, layout_fn, kind: str):
                   for p, r, s in zip(parents, results, shadows)]
         return type(result)(linked) if isinstance(result, (tuple, list)) else linked[0]
     return wrapped
+
+
+def _value(a):
+    """A parameter as NumPy's own function takes it: a lazy array (or one in a
+    list or tuple) as its value."""
+    if isinstance(a, Tensor):
+        v = np.asarray(a.eval())
+        return v[()] if v.ndim == 0 else v
+    if isinstance(a, (list, tuple)) and any(isinstance(e, Tensor) for e in a):
+        return type(a)(_value(e) for e in a)
+    return a
 
 
 def _strides_like(layout) -> tuple | None:

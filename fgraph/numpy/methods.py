@@ -24,7 +24,8 @@ from ..ops.ufunc import array_ufunc as _array_ufunc
 from ..ops.writes import setitem_node
 from ..ops.writes import view as _view
 from ..symbol import error_at, make_node
-from ..tensor import (Tensor, _basic_entry, _check_writeable, _shadow_of, assign, link_view, write_node)
+from ..tensor import (_ZERO_D_ARRAY_OPS, Tensor, _basic_entry, _check_writeable, _shadow_of, assign, link_view,
+                      write_node)
 from ..views import address
 from .. import tensor as _tensor
 
@@ -45,21 +46,36 @@ def _binary(name: str, reflected: bool = False):
     # (The type tests spare the common operands the isinstance: 0.05 us.)
     impl = None
 
+    repeats = name == "multiply"  # [0] * n with n a NumPy integer scalar: Python repeats the list
+
     if reflected:
         def method(self, other):
             nonlocal impl
             t = type(other)
-            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
-                return NotImplemented  # "*" * n: Python repeats the string, through __index__
+            if t is not Tensor and t is not int and t is not float:
+                if isinstance(other, (str, bytes)):
+                    return NotImplemented  # "*" * n: Python repeats the string, through __index__
+                if repeats and (t is list or t is tuple) and _numpy_scalar(self):
+                    return NotImplemented
             if impl is None:
                 impl = getattr(_namespace(), name)._impl
             return impl(other, self)
     else:
+        none_is = {"equal": False, "not_equal": True}.get(name)
+
         def method(self, other):
             nonlocal impl
             t = type(other)
-            if t is not Tensor and t is not int and t is not float and isinstance(other, (str, bytes)):
-                return NotImplemented
+            if t is not Tensor and t is not int and t is not float:
+                if isinstance(other, (str, bytes)):
+                    return NotImplemented
+                if repeats and (t is list or t is tuple) and _numpy_scalar(self):
+                    return NotImplemented  # n * [0]: as a NumPy scalar, Python repeats the list
+                if other is None and none_is is not None:  # a == None: NumPy compares each element with
+                    fnp = _namespace()                           # None as objects: none is equal to it
+                    if self.ndim:
+                        return fnp.full(self.shape, none_is)
+                    return fnp.logical_not(fnp.full((), not none_is))  # a result, as NumPy's np.False_
             if impl is None:
                 impl = getattr(_namespace(), name)._impl
             return impl(self, other)
@@ -67,9 +83,26 @@ def _binary(name: str, reflected: bool = False):
     return method
 
 
+def _numpy_scalar(t) -> bool:
+    """Whether ``t`` is a value NumPy holds as a scalar (``np.int64``), not a
+    0-d array, so ``t op= u`` rebinds the name instead of writing: a
+    reduction's or an operator's 0-d result, or an element read ``a[i]`` (a
+    0-d "slice" that is no view).  NumPy scalars are immutable, so
+    ``m //= p`` on ``m = n`` (``for n in nums``) leaves ``n`` alone, and
+    ``m += 0.5`` on an integer gives a float, where a 0-d array (``np.array(3)``,
+    a 0-d view, a variable) is written in place."""
+    if type(t) is not Tensor or t._storage is not None:
+        return False
+    node = t.node
+    return not node.shape and (node.op == "slice" or node.op not in _ZERO_D_ARRAY_OPS)
+
+
 def _inplace(name: str):
     def method(self, other):
-        return _write_result(self, getattr(_namespace(), name)(self, other), name)
+        result = getattr(_namespace(), name)(self, other)
+        if _numpy_scalar(self):
+            return result
+        return _write_result(self, result, name)
     method.__name__ = f"__i{name}__"
     return method
 
@@ -84,6 +117,20 @@ def _same_memory(view, layout, key) -> bool:
         return False
     return (region.dtype == view.dtype and region.shape == view.shape and region.strides == view.strides
             and address(region) == address(view))
+
+
+def _lazy_bounds(s: slice) -> bool:
+    return isinstance(s.start, Tensor) or isinstance(s.stop, Tensor) or isinstance(s.step, Tensor)
+
+
+def _static_key(key):
+    """``key`` with its slices' lazy bounds as Python ints (evaluated: the
+    getitem op has already refused them under tracing)."""
+    def static(e):
+        if type(e) is slice and _lazy_bounds(e):
+            return slice(*(int(b) if isinstance(b, Tensor) else b for b in (e.start, e.stop, e.step)))
+        return e
+    return tuple(static(e) for e in key) if type(key) is tuple else static(key)
 
 
 def _write_result(self, result, name: str):
@@ -140,6 +187,8 @@ def _pow(self, other):
 
 def _ipow(self, other):
     name, result = _power(self, other)
+    if _numpy_scalar(self):
+        return result
     return _write_result(self, result, name)
 
 
@@ -226,6 +275,42 @@ class _Methods:
     def __contains__(self, value):
         return bool(_namespace().any(self == value))
 
+    def copy(self, order="K"):
+        """A new handle to the same value: later writes to either do not touch
+        the other.  A 0-d array's copy is a 0-d array (written in place by
+        ``+=``), a scalar's a scalar, as in NumPy."""
+        if not self.shape and type(self) is Tensor and not _numpy_scalar(self) and \
+                (self.node.op not in _ZERO_D_ARRAY_OPS or self.node.op == "slice"):  # (a 0-d view's node)
+            return Tensor(make_node("reshape", [self.node], (("shape", ()),)), self.stack)
+        return Tensor(self.node, self.stack)
+
+    def resize(self, *new_shape, refcheck=True):
+        """NumPy's ``ndarray.resize``: in place, the elements in C order, cut
+        or followed by zeros.  An array with views (or that is one) is
+        refused, as NumPy's reference check refuses it (here whatever
+        ``refcheck`` says: a view would otherwise keep the old data)."""
+        if len(new_shape) == 1 and (new_shape[0] is None or isinstance(new_shape[0], (tuple, list))):
+            new_shape = new_shape[0]
+        if new_shape is None or new_shape == ():
+            return None  # a.resize(): NumPy does nothing
+        fnp = _namespace()
+        shape = fnp.zeros(new_shape, dtype=bool).shape  # NumPy's checks of the shape argument
+        _check_writeable(self, "resize")
+        if self._storage is not None:
+            raise error_at(also(ValueError), "resize", "cannot resize an array that references or is referenced\n"
+                                                      "by another object in this way.\nUse the np.resize function "
+                                                      "to get a new resized copy")
+        n, size = int(np.prod(shape)), self.size
+        flat = fnp.ravel(Tensor(self.node, self.stack))
+        if n <= size:
+            flat = flat[:n]
+        else:
+            flat = fnp.concatenate([flat, fnp.zeros(n - size, self.dtype)])
+        new = fnp.reshape(flat, shape).node
+        self._node = new  # (as write_node moves a handle with no storage, the shape now changing)
+        settle(self, new, claim=True)
+        return None
+
     # -- indexing
     def __getitem__(self, key):
         """NumPy's indexing; a basic key (integers, slices, None, ...) gives a
@@ -244,6 +329,8 @@ class _Methods:
             if t is slice:
                 if not ((e.start is None or type(e.start) is int) and (e.stop is None or type(e.stop) is int)
                         and (e.step is None or type(e.step) is int)) and not _basic_entry(e):
+                    if _lazy_bounds(e):  # a[w:] with a lazy w (the op evaluated it): a view, as NumPy's is
+                        return self[_static_key(key)]
                     return result
                 integers_only = False
             elif e is None or e is Ellipsis:

@@ -42,6 +42,7 @@ import numpy.random as _npr
 from numpy.random import mtrand as _mtrand
 
 from ..errors import AxisError, also
+from ..ops.building import python_value
 from ..stack import current
 from ..tensor import Tensor, constant_node, lift, stack_of
 from ..symbol import error_at
@@ -89,6 +90,20 @@ def _drawing(fn):
         drawn = fn(*args, **kwargs)
         return drawn if kwargs.get("out") is not None else _lazy(drawn)
     return draw
+
+
+def _seed(seed, op: str):
+    """A seed as NumPy takes it: a lazy one (``default_rng(a.max())``) is its
+    value, known now outside tracing (refused under tracing)."""
+    return python_value(seed, op, "seed", "NumPy seeds its generator from the value")
+
+
+def _population(x):
+    """``permutation(n)`` with a lazy 0-d ``n`` (``n = a.max()``, a NumPy
+    integer in NumPy): its value, for NumPy's ``arange(n)``; anything else as given."""
+    if isinstance(x, Tensor) and x.ndim == 0:
+        return python_value(x, "permutation", "x", "a count decides the result's length")
+    return x
 
 
 def _raise(cls, op: str, message: str):
@@ -212,6 +227,7 @@ class Generator(_NpGenerator, metaclass=_WithNumpys):
     def permutation(self, x, axis=0):
         """``numpy.random.Generator.permutation``: an int gives NumPy's
         array; a lazy ``x`` gives a lazy permuted copy along ``axis``."""
+        x = _population(x)
         if not isinstance(x, Tensor):
             return _lazy(_NpGenerator.permutation(self, x, axis=axis))
         axis = _axis(axis, x.ndim, "permutation")
@@ -273,6 +289,9 @@ class RandomState(_NpRandomState, metaclass=_WithNumpys):
 
     _numpy_class = _NpRandomState
 
+    def __init__(self, seed=None):
+        _NpRandomState.__init__(self, _seed(seed, "RandomState"))
+
     def __reduce__(self):
         _ctor, args, state = _NpRandomState.__reduce__(self)
         return type(self), args, state
@@ -289,6 +308,7 @@ class RandomState(_NpRandomState, metaclass=_WithNumpys):
     def permutation(self, x):
         """``numpy.random.RandomState.permutation``: a lazy ``x`` gives a
         lazy copy with its first axis permuted."""
+        x = _population(x)
         if not isinstance(x, Tensor):
             return _lazy(_NpRandomState.permutation(self, x))
         if x.ndim < 1:
@@ -325,7 +345,7 @@ def default_rng(seed=None):
     same bit generator and stream)."""
     if type(seed) is Generator:
         return seed
-    return Generator(_npr.default_rng(seed).bit_generator)
+    return Generator(_npr.default_rng(_seed(seed, "default_rng")).bit_generator)
 
 
 # ---------------------------------------------------------------- NumPy's global state

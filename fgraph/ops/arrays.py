@@ -264,9 +264,9 @@ class _Concatenator:
     def _piece(self, item, ndmin: int, trans1d: int):
         fnp = namespace()
         if isinstance(item, slice):
-            if any(isinstance(v, Tensor) for v in (item.start, item.stop, item.step)):
-                raise error_at(FgraphError, self.name, "slice bounds decide the result's shape: they must be "
-                                                       "Python values")
+            # np.r_[0:n] with n = a.max(): bounds known now outside tracing (they decide the length)
+            item = slice(*python_value([item.start, item.stop, item.step], self.name, "a slice bound",
+                                       "slice bounds decide the result's shape"))
             start, stop, step = (0 if item.start is None else item.start), item.stop, \
                 (1 if item.step is None else item.step)
             values = np.linspace(start, stop, num=int(abs(step))) if isinstance(step, (complex, np.complexfloating)) \

@@ -26,11 +26,36 @@ def lazy(x):
     return x if isinstance(x, Tensor) else namespace().asarray(x)
 
 
+def _traced_leaf(node: Node) -> Node:
+    """The placeholder or variable below a node that is not concrete."""
+    while node.inputs:
+        node = next(i for i in node.inputs if not i.concrete)
+    return node
+
+
+def evaluated(t: Tensor, op: str, name: str, why: str):
+    """The value of the lazy array ``t`` where NumPy needs it now: outside
+    tracing (no placeholder or variable below) it is evaluated, an evaluation
+    point as ``int(t)`` is, and a 0-d value comes back as the NumPy scalar a
+    NumPy program would have held there (``n = a.max()``); under tracing it
+    is refused, naming the placeholder or variable it depends on."""
+    if not t.node.concrete:
+        leaf = _traced_leaf(t.node)
+        raise error_at(ShapeError, op, f"{name} must be a Python value, not a lazy array ({why}): here it "
+                                        f"depends on the {leaf.op} {leaf.name!r}, whose value is not known while "
+                                        "the graph is built (fgraph.jit, a graph over placeholders or variables)")
+    value = np.asarray(t.eval())
+    return value[()] if value.ndim == 0 else value
+
+
 def python_value(value, op: str, name: str, why: str = "it decides the result's shape"):
-    """``value`` itself, refused when it is (or holds) a lazy array."""
-    if isinstance(value, Tensor) or (isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)):
-        raise error_at(FgraphError, op, f"{name} must be a Python value, not a lazy array ({why}); evaluate it "
-                                        "first with numpy.asarray(t)")
+    """``value`` as NumPy takes it now: a lazy array in it (or a lazy entry of
+    a tuple or list) is evaluated outside tracing and refused under tracing
+    (:func:`evaluated`)."""
+    if isinstance(value, Tensor):
+        return evaluated(value, op, name, why)
+    if isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value):
+        return type(value)(evaluated(v, op, name, why) if isinstance(v, Tensor) else v for v in value)
     return value
 
 

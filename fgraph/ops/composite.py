@@ -72,9 +72,17 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     return result
 
 
+def _python_bool(t):
+    """NumPy's answer for ``allclose`` and friends is a Python ``bool``: outside
+    tracing it is known now (an evaluation point, as ``bool(t)`` is; a program
+    prints it, stores it in JSON, returns it); under tracing, the lazy 0-d
+    bool array."""
+    return bool(t) if t.node.concrete else t
+
+
 def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
-    """Lazy ``numpy.allclose``: a 0-d bool array (``bool()`` evaluates it)."""
-    return _np().all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """``numpy.allclose``: a Python bool outside tracing, else a lazy 0-d bool array."""
+    return _python_bool(_np().all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 def _cannot_hold_nan(dtype) -> bool:
@@ -82,8 +90,8 @@ def _cannot_hold_nan(dtype) -> bool:
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """Lazy ``numpy.array_equal``: ``False`` when the shapes differ (known
-    now), else a 0-d bool array."""
+    """``numpy.array_equal``: ``False`` when the shapes differ (known now),
+    else a Python bool outside tracing and a lazy 0-d bool array under it."""
     fnp = _np()
     a1, a2 = _lazy(a1), _lazy(a2)
     if a1.shape != a2.shape:
@@ -91,19 +99,20 @@ def array_equal(a1, a2, equal_nan=False):
     same = fnp.equal(a1, a2)
     if equal_nan and not (_cannot_hold_nan(a1.dtype) and _cannot_hold_nan(a2.dtype)):
         same = same | fnp.isnan(a1) & fnp.isnan(a2)  # NaNs at the same places count as equal
-    return fnp.all(same)
+    return _python_bool(fnp.all(same))
 
 
 def array_equiv(a1, a2):
-    """Lazy ``numpy.array_equiv``: ``False`` when the shapes do not
-    broadcast (known now), else a 0-d bool array."""
+    """``numpy.array_equiv``: ``False`` when the shapes do not broadcast
+    (known now), else a Python bool outside tracing and a lazy 0-d bool
+    array under it."""
     fnp = _np()
     a1, a2 = _lazy(a1), _lazy(a2)
     try:
         np.broadcast_shapes(a1.shape, a2.shape)
     except ValueError:
         return False
-    return fnp.all(fnp.equal(a1, a2))
+    return _python_bool(fnp.all(fnp.equal(a1, a2)))
 
 
 def _signed_infinity(x, negative: bool, op: str):

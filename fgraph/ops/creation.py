@@ -23,14 +23,14 @@ import numpy as np
 
 from ..array_api import canonical_dtype, unsupported_dtype
 from ..errors import DTypeError, FgraphError, ShapeError
-from ..tensor import Tensor, constant_node, lift, python_data_array, stack_of
+from ..tensor import _ZERO_D_ARRAY_OPS, Tensor, constant_node, lift, python_data_array, stack_of
 from ..shape import as_shape, assignable_shape, broadcast_shapes, defop, normalize_axis
 from ..symbol import Const, Scalar, error_at, make_node
 from ..stack import current
 from ..opdef import no_gradient
 from ..registry import Refused
 from . import creation_kernels as kernels
-from .building import namespace
+from .building import evaluated, namespace
 
 __all__ = ["asarray", "array", "asanyarray", "ascontiguousarray", "copy", "from_dlpack",
            "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
@@ -198,7 +198,17 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
         from .movement import reshape
 
         t = reshape(t, (1,) * (ndmin - t.ndim) + t.shape)
-    return t
+    return zero_d_array(t)
+
+
+def zero_d_array(t: Tensor) -> Tensor:
+    """``t``, made a 0-d *array* if it is 0-d: ``np.array(s)`` and ``np.copy(s)``
+    of a value NumPy holds as a scalar (``s = a.sum()``) give a 0-d array,
+    which prints as one and is written in place by ``+=`` (a scalar's ``+=``
+    rebinds the name).  The same value, by a 0-d reshape."""
+    if t.ndim or (t.node.op in _ZERO_D_ARRAY_OPS and t.node.op != "slice"):  # (a 0-d slice: maybe a[i])
+        return t
+    return Tensor(make_node("reshape", [t.node], (("shape", ()),)), t.stack)
 
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
@@ -214,7 +224,7 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 def copy(a, order="K", subok=False):
     """Lazy ``numpy.copy``: a new handle (later writes to ``a`` do not reach it)."""
     t = asarray(a)
-    return Tensor(t.node, t.stack) if t is a else t
+    return zero_d_array(Tensor(t.node, t.stack) if t is a else t)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
@@ -283,12 +293,20 @@ def _full(op: str, shape: tuple, fill_value, dtype: np.dtype | None, st) -> Tens
     return _new("full", (("shape", shape), ("dtype", dtype)), st, (constant_node(value),))
 
 
+def _as_shape(shape):
+    """A shape argument as a tuple; a 0-d array is one length (NumPy takes
+    its ``__index__``: ``np.zeros(n)`` with ``n = a.max()``)."""
+    if isinstance(shape, (Tensor, np.ndarray)) and shape.ndim == 0:
+        shape = (shape,)
+    return as_shape(shape)
+
+
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
     """Lazy ``numpy.zeros``; ``dtype`` defaults to the stack's float dtype."""
     st = current()
     _check_device("zeros", device, st)
     with _Located("zeros"):
-        shape, dt = as_shape(shape), _dtype(dtype, st, st.float_dtype)
+        shape, dt = _as_shape(shape), _dtype(dtype, st, st.float_dtype)
     return _filled("zeros", shape, dt, st)
 
 
@@ -297,7 +315,7 @@ def ones(shape, dtype=None, order="C", *, device=None, like=None):
     st = current()
     _check_device("ones", device, st)
     with _Located("ones"):
-        shape, dt = as_shape(shape), _dtype(dtype, st, st.float_dtype)
+        shape, dt = _as_shape(shape), _dtype(dtype, st, st.float_dtype)
     return _filled("ones", shape, dt, st)
 
 
@@ -306,7 +324,7 @@ def empty(shape, dtype=None, order="C", *, device=None, like=None):
     st = current()
     _check_device("empty", device, st)
     with _Located("empty"):
-        shape, dt = as_shape(shape), _dtype(dtype, st, st.float_dtype)
+        shape, dt = _as_shape(shape), _dtype(dtype, st, st.float_dtype)
     return _filled("empty", shape, dt, st)
 
 
@@ -316,7 +334,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     st = stack_of((fill_value,))
     _check_device("full", device, st)
     with _Located("full"):
-        shape, dt = as_shape(shape), _dtype(dtype, st)
+        shape, dt = _as_shape(shape), _dtype(dtype, st)
     return _full("full", shape, fill_value, dt, st)
 
 
@@ -326,7 +344,7 @@ def _like(op: str, a, dtype, shape, device):
     _check_device(op, device, st)
     with _Located(op):
         a_shape, a_dtype = _info(a, st)
-        shape = a_shape if shape is None else as_shape(shape)
+        shape = a_shape if shape is None else _as_shape(shape)
         dt = _dtype(dtype, st, a_dtype)
     return shape, dt, st
 
@@ -392,9 +410,8 @@ def _arange_length(start, stop, step, cmplx: bool) -> int:
 def _arange_scalar(x, what):
     """A concrete start/stop/step: Python scalars as they are, NumPy scalars and
     0-d arrays as NumPy scalars (their own arithmetic decides the length)."""
-    if isinstance(x, Tensor):
-        raise ShapeError(f"{what} must be a concrete number, not a lazy array: the length of the result "
-                         f"would depend on data (use int(t) or float(t) to evaluate it first)")
+    if isinstance(x, Tensor):  # np.arange(a.max() + 1): known now outside tracing, as int(t) is
+        x = evaluated(x, "arange", what, "the length of the result depends on it")
     if isinstance(x, np.ndarray):
         if x.ndim:
             raise DTypeError(f"{what} must be a scalar, got an array of shape {x.shape}")
@@ -573,7 +590,7 @@ def eye(N, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
     st = current()
     _check_device("eye", device, st)
     with _Located("eye"):
-        shape = as_shape((N, N if M is None else M))
+        shape = _as_shape((N, N if M is None else M))
         k = _int(k, "k")
         dt = _dtype(dtype, st, st.float_dtype)
     return _new("eye", (("shape", shape), ("dtype", dt), ("k", _diag(k))), st)
@@ -700,7 +717,7 @@ def indices(dimensions, dtype=int, sparse=False):
     """Lazy ``numpy.indices``: a dense array, or a tuple of sparse ones."""
     st = current()
     with _Located("indices"):
-        dims = as_shape(tuple(dimensions))
+        dims = _as_shape(tuple(dimensions))
         dt = canonical_dtype(dtype, st)
     params = (("dimensions", dims), ("dtype", dt))
     if sparse:

@@ -20,10 +20,11 @@ import numpy as np
 from ..errors import FgraphError, also
 from ..tensor import Tensor, lift, stack_of
 from ..symbol import error_at
-from .building import namespace
+from .building import namespace, python_value
 from .indexing import SIZE_HINT, _sized_nonzero, concrete_value, constant_node, static_size
 
-__all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots"]
+__all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros", "real_if_close", "roots", "poly",
+           "polydiv", "poly1d"]
 
 _INTP = np.dtype(np.intp)
 
@@ -216,3 +217,38 @@ def roots(p):
     value = concrete_value(lift(p, st), st, "roots", "numpy.roots returns one root per degree of the polynomial "
                                                      "once its zeros are trimmed", "evaluate the coefficients first")
     return Tensor(constant_node(_numpy("roots", np.roots, value)), st)
+
+
+def poly(seq_of_zeros):
+    """``numpy.poly``: the coefficients of the polynomial with the given roots
+    (or a square matrix's characteristic polynomial).  NumPy returns them
+    real when the complex roots pair up as conjugates: a dtype decided by
+    the values, so the roots are evaluated outside tracing (as ``roots``)."""
+    (value,), st = _values("poly", "numpy.poly returns real coefficients when the complex roots pair up as "
+                                   "conjugates, else complex ones", seq_of_zeros)
+    return _constants(_numpy("poly", np.poly, value), st)
+
+
+def polydiv(u, v):
+    """``numpy.polydiv``: quotient and remainder of polynomial division.  NumPy
+    trims the remainder's leading (near-)zeros: a length decided by the
+    values, so both are evaluated outside tracing and NumPy's own results
+    come back as constants."""
+    (uv, vv), st = _values("polydiv", "numpy.polydiv trims the remainder's leading zeros", u, v)
+    return _constants(_numpy("polydiv", np.polydiv, uv, vv), st)
+
+
+class poly1d(np.poly1d):
+    """``numpy.poly1d``, NumPy's own class: its coefficients are trimmed of
+    leading zeros, a length decided by the values, so lazy coefficients
+    (``np.poly1d(np.polyfit(x, y, 2))``) are evaluated outside tracing (an
+    evaluation point) and refused under tracing.  Calling it on a lazy array
+    gives a lazy array (NumPy's ``polyval`` dispatches here); on a number,
+    NumPy's scalar, as NumPy's poly1d does."""
+
+    def __init__(self, c_or_r, r=False, variable=None):
+        c_or_r = python_value(c_or_r, "poly1d", "c_or_r", "poly1d trims the coefficients' leading zeros")
+        try:
+            super().__init__(c_or_r, r=r, variable=variable)
+        except (ValueError, TypeError) as e:
+            raise error_at(also(type(e)), "poly1d", str(e)) from None

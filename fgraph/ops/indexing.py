@@ -27,7 +27,7 @@ from ..shape import broadcast_shapes, broadcasts_to, defop, normalize_axis, prob
 from ..symbol import Node, error_at, make_node, new_node, refuse_out
 from . import indexing_kernels as kernels
 from .batching import Ctx, Mixes, _along_axis as along_axis, _set, refuse_batching
-from .building import namespace, remembered
+from .building import evaluated, namespace, remembered
 from .indexing_kernels import slice_key  # noqa: F401  (the Python key of a slice op's key: engines use it)
 from .movement import embed
 
@@ -184,9 +184,8 @@ def _parse_entry(k, st):
 def _slice_bound(b):
     if b is None or type(b) is int:
         return b
-    if isinstance(b, Tensor):
-        raise error_at(ShapeError, "getitem", "slice bounds must be static integers: a lazy bound would make the "
-                                              "result's shape depend on data; use take() or an index array")
+    if isinstance(b, Tensor):  # best[w:] with w from a lazy array: known now outside tracing, as int(w) is
+        b = evaluated(b, "getitem", "a slice bound", "it decides the result's shape; use take() or an index array")
     try:
         return _operator.index(b)
     except TypeError:

@@ -975,13 +975,6 @@ defop("lstsq", _lstsq_rule, kernel_all=_lstsq_all, kernel=one_output(_lstsq_all)
                    "pinv(a) @ b instead"))
 
 
-class LstsqResult(NamedTuple):
-    x: Tensor
-    residuals: Tensor
-    rank: Tensor
-    s: Tensor
-
-
 def lstsq(a, b, rcond=None):
     """Lazy ``numpy.linalg.lstsq``: ``(x, residuals, rank, s)``, NumPy's
     values.  The residuals' shape is static: (K,) when a has more rows than
@@ -989,7 +982,8 @@ def lstsq(a, b, rcond=None):
     where the residuals are computed; x, rank and s are always NumPy's."""
     (x, y), st = _nodes((a, b))
     params = (("rcond", _scalar_param(rcond, "lstsq", "rcond")),)
-    return LstsqResult(*(Tensor(make_node("lstsq", (x, y), params + (("output", k),)), st) for k in range(4)))
+    # a plain tuple, as NumPy's (it has no named result for lstsq: print(np.linalg.lstsq(...)) shows a tuple)
+    return tuple(Tensor(make_node("lstsq", (x, y), params + (("output", k),)), st) for k in range(4))
 
 # ---------------------------------------------------------------- micro-batching
 

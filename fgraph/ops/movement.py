@@ -38,7 +38,7 @@ from ..shape import as_shape, broadcast_shapes as _broadcast_shapes, c_strides, 
 from ..symbol import error_at, make_node, refuse_out
 from . import movement_kernels as kernels
 from .batching import Ctx, Mixes, _along_axis as along_axis, _set
-from .building import namespace, remembered
+from .building import namespace, python_value, remembered
 from .creation import asarray
 
 __all__ = [
@@ -934,8 +934,7 @@ def roll(a, shift, axis=None):
 
 
 def _roll(a, shift, axis):
-    if isinstance(shift, Tensor):
-        raise _fail("roll", "shift must be concrete (Python or NumPy integers)", FgraphError)
+    shift = python_value(shift, "roll", "shift", "it decides where the result's slices start")  # np.roll(v, s[i])
     x = _tensor(a)
     if type(shift) is int:  # the common case: one shift, along one axis or the flattened array
         if axis is None:
@@ -1056,17 +1055,21 @@ _COPY_MODES = ("edge", "wrap", "reflect", "symmetric")
 def pad(array, pad_width, mode="constant", **kwargs):
     """Lazy ``numpy.pad``: ``mode='constant'`` (and ``constant_values``),
     ``'edge'``, ``'wrap'``, ``'reflect'`` and ``'symmetric'`` (even
-    reflection, NumPy's default).
+    reflection, NumPy's default), the statistics ``'maximum'``,
+    ``'minimum'``, ``'mean'`` and ``'median'`` (``stat_length``),
+    ``'linear_ramp'`` (``end_values``) and ``'empty'`` (zeros here, where
+    NumPy leaves the padding uninitialised).
 
     Padding runs axis by axis, as in NumPy, so corners take the value of the
     last axis.  Constant values are cast to the array's dtype as NumPy's
     assignment casts them; the other modes copy elements, whatever the width
     (widths beyond the axis repeat the pattern, as NumPy's do).
     """
-    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}}
-    if mode != "constant" and mode not in _COPY_MODES:
-        raise _fail("pad", f"mode {mode!r} is not supported lazily; modes: {['constant', *_COPY_MODES]}",
-                    FgraphError)
+    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
+               "linear_ramp": {"end_values"}, **{m: {"stat_length"} for m in _STAT_MODES}}
+    if mode not in ("constant", "empty", "linear_ramp") and mode not in _COPY_MODES and mode not in _STAT_MODES:
+        raise _fail("pad", f"mode {mode!r} is not supported lazily; modes: "
+                           f"{['constant', 'empty', 'linear_ramp', *_COPY_MODES, *_STAT_MODES]}", FgraphError)
     unsupported = set(kwargs) - allowed.get(mode, set())
     if unsupported:
         raise _fail("pad", f"unsupported keyword arguments for mode {mode!r}: {unsupported}", FgraphError)
@@ -1079,6 +1082,17 @@ def pad(array, pad_width, mode="constant", **kwargs):
             seq[_axis("pad", ax, x.ndim)] = (w, w) if isinstance(w, int) else tuple(w)
         pad_width = seq
     widths = _pairs("pad", pad_width, x.ndim, as_index=True)
+    if mode == "empty":  # NumPy leaves the padding uninitialised: zeros here
+        mode, kwargs = "constant", {}
+    if (mode in _STAT_MODES or mode == "linear_ramp") and x.size == 0:
+        for ax, (before, after) in enumerate(widths):
+            if not x.shape[ax] and (before or after):
+                raise _fail("pad", f"can't extend empty axis {ax} using modes other than 'constant' or 'empty'")
+        mode, kwargs = "constant", {}  # NumPy returns its uninitialised padding: zeros here
+    if mode in _STAT_MODES:
+        return _pad_stat(x, widths, mode, kwargs.get("stat_length"))
+    if mode == "linear_ramp":
+        return _pad_ramp(x, widths, kwargs.get("end_values", 0))
     if mode in _COPY_MODES:
         from .indexing import take
 
@@ -1107,6 +1121,67 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if len(pieces) > 1:
             x = _concat(pieces, ax)
     return x
+
+
+#: the modes whose padding is a statistic of the edge values (NumPy's stat_functions)
+_STAT_MODES = {"maximum": "max", "minimum": "min", "mean": "mean", "median": "median"}
+
+
+def _pad_stat(x, widths, mode: str, stat_length):
+    """NumPy's statistic padding, axis by axis: each side is the statistic of
+    up to ``stat_length`` values next to it along the axis (over the axes
+    padded so far), rounded for an integer array, cast as assignment casts."""
+    fnp = namespace()
+    lengths = [(None, None)] * x.ndim if stat_length is None else _pairs("pad", stat_length, x.ndim, True)
+    stat = getattr(fnp, _STAT_MODES[mode])
+    for ax, ((before, after), (lb, la)) in enumerate(zip(widths, lengths)):
+        before, after, n = int(before), int(after), x.shape[ax]
+        lb = n if lb is None or n < lb else int(lb)
+        la = n if la is None or n < la else int(la)
+        if (lb == 0 or la == 0) and mode in ("maximum", "minimum"):
+            raise _fail("pad", "stat_length of 0 yields no value for padding")  # (NumPy: every axis, any width)
+        if not before and not after:
+            continue
+
+        def side(lo, hi):
+            v = stat(_slice_axis(x, ax, lo, hi), axis=ax, keepdims=True)
+            if x.dtype.kind in "iu":
+                v = fnp.round(v)  # NumPy's _round_if_needed: half to even, then the cast
+            return v.astype(x.dtype)
+
+        left = side(0, lb)
+        right = left if lb == la == n else side(n - la, n)
+        shape = lambda w: x.shape[:ax] + (w,) + x.shape[ax + 1:]  # noqa: E731
+        pieces = ([_broadcast_to(left, shape(before))] if before else []) + [x] + \
+            ([_broadcast_to(right, shape(after))] if after else [])
+        x = _concat(pieces, ax)
+    return x
+
+
+def _pad_ramp(x, widths, end_values):
+    """NumPy's 'linear_ramp': from each end value to the edge, ``linspace``
+    without its endpoint in the array's dtype, axis by axis."""
+    fnp = namespace()
+    ends = _pairs("pad", end_values, x.ndim, False)
+    for ax, ((before, after), (eb, ea)) in enumerate(zip(widths, ends)):
+        before, after, n = int(before), int(after), x.shape[ax]
+        if not before and not after:
+            continue
+        pieces = []
+        if before:
+            edge = fnp.squeeze(_slice_axis(x, ax, 0, 1), axis=ax)
+            pieces.append(fnp.linspace(eb, edge, num=before, endpoint=False, dtype=x.dtype, axis=ax))
+        pieces.append(x)
+        if after:
+            edge = fnp.squeeze(_slice_axis(x, ax, n - 1, n), axis=ax)
+            ramp = fnp.linspace(ea, edge, num=after, endpoint=False, dtype=x.dtype, axis=ax)
+            pieces.append(flip(ramp, ax))
+        x = _concat(pieces, ax)
+    return x
+
+
+def _slice_axis(x, ax: int, lo: int, hi: int):
+    return x[(slice(None),) * ax + (slice(lo, hi),)]
 
 
 def _copy_indices(mode: str, n: int, before: int, after: int) -> np.ndarray:

@@ -67,7 +67,7 @@ from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcasts_to, defop
 from ..opdef import no_gradient
 from ..symbol import Const, Node, Scalar, describe, error_at, make_node, refuse_out
-from .building import namespace
+from .building import evaluated, namespace
 from .reduction_kernels import SPEC, call, kernels, unwrap
 
 _NoValue = np._NoValue
@@ -150,8 +150,8 @@ def _scan_inplace(node) -> tuple:
 
 def static_param(op: str, name: str, value):
     """A keyword that must be known when the graph is built, as a hashable param."""
-    if isinstance(value, Tensor):
-        raise error_at(FgraphError, op, f"{name}= must be a static scalar, not a lazy array")
+    if isinstance(value, Tensor):  # np.max(a, initial=b.min()): known now outside tracing
+        value = evaluated(value, op, f"{name}=", "it is a parameter of the reduction, a static scalar")
     if value is None or type(value) in (bool, int, float, complex):
         return Scalar(value)
     if isinstance(value, (np.generic, np.ndarray)):

@@ -48,7 +48,7 @@ from ..tensor import Tensor, apply, lift, stack_of
 from ..shape import defop, normalize_axes, normalize_axis, probe, size_of
 from ..symbol import error_at, make_node, refuse_out
 from .batching import _along_axis, refuse_batching
-from .building import namespace
+from .building import namespace, python_value
 from .indexing import (SIZE_HINT, take_along_axis_T, _axis_param, _sized_nonzero, concrete_value, constant_node, static_size)
 from . import sorting_kernels as kernels
 from .sorting_kernels import _ORDER_STATS, order_stat_call
@@ -160,8 +160,7 @@ defop("argpartition", _partition_rule(np.argpartition, True), "numpy.argpartitio
 
 
 def _kth_param(op, kth):
-    if isinstance(kth, Tensor):
-        raise error_at(ShapeError, op, "kth must be static integers, not a lazy array")
+    kth = python_value(kth, op, "kth", "it says which positions end in place")  # np.partition(a, a.argmax())
     if isinstance(kth, (bool, np.bool_)) or isinstance(kth, np.ndarray) and kth.dtype == np.bool_:
         raise error_at(ShapeError, op, "Booleans unacceptable as partition index")
     try:

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import FgraphError
+from ..errors import FgraphError, also
 from ..tensor import Tensor
 from ..symbol import error_at
 from .checks import checked
@@ -327,7 +327,9 @@ def bincount(x, weights=None, minlength=0):
     """Lazy ``numpy.bincount`` with ``minlength``: a static length.  NumPy
     lengthens the result to ``max(x) + 1``; a lazy count cannot, so a value
     at or past ``minlength`` raises where the graph runs (known values now),
-    as a negative one does in NumPy."""
+    as a negative one does in NumPy.  Without ``minlength``, ``x`` is
+    evaluated outside tracing (its maximum is the length, as in NumPy) and
+    refused under tracing."""
     fnp = namespace()
     fn = "bincount"
     minlength = python_value(minlength, fn, "minlength", "it decides the result's length")
@@ -340,6 +342,8 @@ def bincount(x, weights=None, minlength=0):
     if minlength is None or minlength < 0:
         raise _refuse(fn, "'minlength' must not be negative")
     known = known_value(x)
+    if known is None and minlength == 0 and x.node.concrete:  # np.bincount(r.ravel()): max(x) + 1 bins,
+        known = np.asarray(x.eval())                          # known now outside tracing (an evaluation point)
     length = minlength
     if known is not None and known.size:
         if known.min() < 0:
@@ -402,8 +406,17 @@ def _get_bin_edges(a, bins, range, weights, fn) -> _Edges:
     """NumPy's ``_get_bin_edges``: from the range (known now), or lazily from the data's min and max."""
     fnp = namespace()
     if isinstance(bins, str):
-        raise _refuse(fn, f"bins={bins!r}: the number of bins would depend on the data, which a lazy "
-                          "array's shape cannot; pass an int or an array of edges")
+        if not a.node.concrete:
+            raise _refuse(fn, f"bins={bins!r}: the number of bins would depend on the data, which a lazy "
+                              "array's shape cannot; pass an int or an array of edges")
+        # outside tracing the data is known now (an evaluation point): NumPy's estimator gives the
+        # count, and NumPy then makes the edges as for that many equal bins, as below
+        range = python_value(range, fn, "range", "it is checked now and sets the bin type")
+        w = None if weights is None else np.zeros(weights.shape, weights.dtype)  # NumPy refuses any weights
+        try:
+            bins = len(np.histogram_bin_edges(np.asarray(a.eval()), bins, range, w)) - 1
+        except (ValueError, TypeError, MemoryError) as e:  # (MemoryError: a vast count, as NumPy's)
+            raise error_at(also(MemoryError if isinstance(e, MemoryError) else type(e)), fn, str(e)) from None
     if isinstance(bins, Tensor) and bins.ndim == 0:
         python_value(bins, fn, "bins", "as a count it decides the output shape")
     range = python_value(range, fn, "range", "it is checked now and sets the bin type")

@@ -66,7 +66,7 @@ from ..shape import broadcast_shapes, broadcasts_to, defop, weak_type
 from ..symbol import Const, Node, Scalar, error_at, make_node
 from .. import stack as _stack
 from .batching import Mixes, refuse_batching
-from .building import remembered
+from .building import evaluated, remembered
 from .reduction import static_param
 from .selection import only_where
 
@@ -409,8 +409,8 @@ def _encode_entry(e, st, op):
     if isinstance(e, slice):
         parts = []
         for b in (e.start, e.stop, e.step):
-            if isinstance(b, Tensor):
-                raise error_at(FgraphError, op, "slice bounds must be static integers, not lazy arrays")
+            if isinstance(b, Tensor):  # np.add.at(a, slice(0, n), 1) with n = b.max(): known now
+                b = evaluated(b, op, "a slice bound", "it decides which elements are updated")
             parts.append(None if b is None else operator.index(b))
         return ("s", *parts), None, None
     if type(e) is int or (isinstance(e, np.integer) and not isinstance(e, np.bool_)):

@@ -1,0 +1,21 @@
+# Linear algebra on stacks of matrices: batched solve, inv, det, matmul broadcasting, inner and vdot.
+import numpy as np
+
+rng = np.random.default_rng(71)
+A = rng.normal(size=(4, 3, 3)) + 3 * np.eye(3)
+b = rng.normal(size=(4, 3, 1))
+x = np.linalg.solve(A, b)
+print(x.shape, np.allclose(A @ x, b))
+print("dets:", np.round(np.linalg.det(A), 6))
+Ainv = np.linalg.inv(A)
+print("inverses:", np.allclose(Ainv @ A, np.eye(3)))
+v = np.arange(3.0)
+print((A @ v).shape, np.round((v @ A)[0], 6))
+print(np.matmul(np.ones((2, 1, 3, 4)), np.ones((5, 4, 2))).shape)
+print(np.dot(np.arange(3), np.arange(3)), np.inner([1, 2, 3], [4, 5, 6]), np.vdot([1j, 2], [1j, 2]))
+print(np.inner(np.eye(2), np.array([[1, 2], [3, 4]])))
+sign, logdet = np.linalg.slogdet(A)
+print(sign, np.round(logdet, 6))
+L = np.linalg.cholesky(A @ A.transpose(0, 2, 1))
+print(L.shape, np.allclose(np.triu(L[0], 1), 0))
+result = (np.round(x, 8), sign, np.round(logdet, 8))

@@ -1,0 +1,20 @@
+# einsum beyond matrix products: ellipses, diagonals, bilinear forms, contractions over two axes.
+import numpy as np
+
+rng = np.random.default_rng(8)
+A = rng.integers(-3, 4, size=(4, 4))
+print("diagonal:", np.einsum("ii->i", A))
+print("transpose equal:", np.array_equal(np.einsum("ij->ji", A), A.T))
+x = np.arange(4)
+y = np.arange(4, 8)
+print("x^T A y:", np.einsum("i,ij,j->", x, A, y), x @ A @ y)
+T = rng.integers(0, 5, size=(2, 3, 4))
+print(np.einsum("...ij->...ji", T).shape)
+print("frobenius inner:", np.einsum("ijk,ijk->", T, T), (T * T).sum())
+W = rng.integers(0, 3, size=(3, 4, 5))
+C = np.einsum("aij,ijb->ab", T, W)
+print(C)
+print("tensordot equal:", np.array_equal(C, np.tensordot(T, W, axes=([1, 2], [0, 1]))))
+Bs = rng.normal(size=(3, 2, 2))
+print(np.round(np.einsum("bij,bjk->bik", Bs, Bs), 4))
+result = (C, np.einsum("ii->i", A))

@@ -1,0 +1,20 @@
+# Two-dimensional histograms, densities and bin edges.
+import numpy as np
+
+rng = np.random.default_rng(41)
+xs = rng.normal(0, 1, 300)
+ys = 0.5 * xs + rng.normal(0, 0.5, 300)
+H, xe, ye = np.histogram2d(xs, ys, bins=4, range=[[-2, 2], [-2, 2]])
+print(H)
+print(xe, ye)
+print("inside:", H.sum(), "of", len(xs))
+H2, _, _ = np.histogram2d(xs, ys, bins=[3, 2])
+print(H2.shape, H2.sum())
+dens, edges = np.histogram(xs, bins=5, range=(-2.5, 2.5), density=True)
+print(np.round(dens, 4), np.round((dens * np.diff(edges)).sum(), 6))
+print(np.round(np.histogram_bin_edges(xs, bins=4), 4))
+cnt, e = np.histogram([1, 2, 2, 3, 3, 3, 10], bins=[0, 2, 4, 11])
+print(cnt, e)
+w, _ = np.histogram(xs, bins=3, weights=np.abs(ys))
+print(np.round(w, 4))
+result = (H, cnt, np.round(dens, 8))
