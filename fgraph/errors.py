@@ -25,8 +25,10 @@ class DTypeError(FgraphError, TypeError):
     """Dtypes that the op cannot take (also a TypeError, as in NumPy)."""
 
 
-class IndexingError(ShapeError, IndexError):
-    """An index out of range or of a kind a static shape cannot hold (also an IndexError)."""
+class IndexingError(FgraphError, IndexError):
+    """An index out of range or of a kind a static shape cannot hold (also an
+    IndexError, and only that, as NumPy's: ``except ValueError`` before
+    ``except IndexError`` must not catch it)."""
 
 
 class AxisError(ShapeError, _np.exceptions.AxisError):

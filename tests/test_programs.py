@@ -45,9 +45,6 @@ KNOWN_FAILURES = {
     # compute_now (fgraph/engines/incremental.py) swallows it, and arrays over COMPUTE_NOW_ELEMENTS are pending
     "fallback_on_fp_error.py": "under np.seterr(divide='raise'), `try: logs = np.log(s) except FloatingPointError` "
                                "does not catch: the error surfaces later, at print(logs)",
-    # fgraph.errors.IndexingError derives from ShapeError (a ValueError) as well as IndexError
-    "lookup_errors.py": "table[2, 0] out of range is caught by `except ValueError` (IndexingError is a ValueError "
-                        "too); NumPy's IndexError is not",
     # functions or dtypes fgraph.numpy lacks
     "lexsort_records.py": "string arrays: fgraph's arrays hold booleans and numbers (a documented limit)",
 }

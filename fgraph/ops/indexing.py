@@ -189,8 +189,8 @@ def _slice_bound(b):
     try:
         return _operator.index(b)
     except TypeError:
-        raise error_at(IndexingError, "getitem", "slice indices must be integers or None or have an __index__ "
-                                                 f"method, got {type(b).__name__}") from None
+        raise error_at(DTypeError, "getitem", "slice indices must be integers or None or have an __index__ "
+                                              f"method, got {type(b).__name__}") from None  # NumPy's TypeError
 
 
 def _has_tensor(seq) -> bool:
