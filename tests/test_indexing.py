@@ -515,3 +515,18 @@ def test_slice_bounds_from_lazy_values_outside_tracing(start, stop, step):
     ta[tkey] = 5  # and a write with lazy bounds
     a[key] = 5
     np.testing.assert_array_equal(np.asarray(ta), a)
+
+
+@pytest.mark.parametrize("key", ["a[9]", "a[1.5]", "a[[1, 9]]", "a[0, 0]", "a[1.0:2]", "a[np.array([True, False])]"])
+def test_index_errors_are_numpys_builtin_classes_only(key):
+    """An index error is an IndexError and not a ValueError (``except
+    ValueError`` written first must not catch it); a float slice bound is
+    NumPy's TypeError."""
+    def classes(a):
+        try:
+            eval(key, {"a": a, "np": np})
+        except Exception as e:  # noqa: BLE001  (compared by class)
+            return [c.__name__ for c in (ValueError, IndexError, TypeError) if isinstance(e, c)]
+        return None
+
+    assert classes(fnp.arange(5)) == classes(np.arange(5))
