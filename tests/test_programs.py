@@ -38,9 +38,6 @@ TIMEOUT_S = 30  # a program that loops on a wrong value must not hang the suite
 KNOWN_FAILURES = {
     # type() of a lazy 0-d result is fgraph's Tensor, not a NumPy scalar type (values and printing match)
     "zero_d_arrays.py": "type(np.max(v) / 2).__name__: 'Tensor' where NumPy gives 'float64'",
-    # Tensor.__hash__ is object identity (fgraph/tensor.py): NumPy's scalars hash (and compare) by value
-    "scalar_elements.py": "array elements used as dict keys or set members do not hash by value: counts[v] += 1 "
-                          "over `for v in a` makes one key per element (KeyError on counts[3])",
     # a kernel's error is raised where the value is first used, not where the op is written: eager.settle's
     # compute_now (fgraph/engines/incremental.py) swallows it, and arrays over COMPUTE_NOW_ELEMENTS are pending
     "fallback_on_fp_error.py": "under np.seterr(divide='raise'), `try: logs = np.log(s) except FloatingPointError` "

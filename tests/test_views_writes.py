@@ -583,3 +583,18 @@ def test_copies_of_0d_values_print_as_numpy_does():
     for make in (lambda xp: xp.array(xp.arange(4).sum()), lambda xp: xp.copy(xp.arange(4).max()),
                  lambda xp: _written_0d(xp).copy(), lambda xp: xp.arange(4.0).mean().copy()):
         assert repr(make(fnp)) == repr(make(np))
+
+
+def test_elements_hash_by_value_as_numpys_scalars_and_arrays_by_identity():
+    a, t = np.array([3, 1, 3, 2, 3, 1]), fnp.asarray(np.array([3, 1, 3, 2, 3, 1]))
+    want, got = {}, {}
+    for v in a:
+        want[v] = want.get(v, 0) + 1
+    for v in t:
+        got[v] = got.get(v, 0) + 1
+    assert got == want and got[3] == 3 and set(t) == set(a) and 2 in set(t)
+    assert {t.sum(): "total"}[13] == "total"  # a reduction's result is a scalar too
+    u, w = fnp.zeros(3), fnp.zeros(3)
+    assert len({u: 1, w: 2}) == 2  # arrays: by identity (updates={w: ...})
+    z = fnp.zeros(())
+    assert hash(z) == object.__hash__(z)  # a 0-d array is no scalar

@@ -272,6 +272,16 @@ class _Methods:
     def flat(self, value):
         FlatIter(self)[...] = value
 
+    def __hash__(self):
+        """A value NumPy holds as a scalar (an element ``a[i]``, a reduction's
+        result) hashes as that scalar does, by value: ``counts[v] += 1`` over
+        ``for v in a`` counts equal elements under one key, and ``v in {3}``
+        finds 3.  Every other lazy array hashes by identity (usable as a dict
+        key: ``updates={w: ...}``), as does a scalar whose value needs a feed."""
+        if _numpy_scalar(self) and self.node.concrete:
+            return hash(self.eval().item())
+        return object.__hash__(self)
+
     def __contains__(self, value):
         return bool(_namespace().any(self == value))
 
