@@ -614,3 +614,17 @@ def test_a_race_keeps_the_faster_program():
     assert results == list(range(1, 11))  # every call's own result, whoever ran it
     assert calls[:6].count("whole") == 3 and calls[:6].count("optimised") == 3
     assert calls[6:] == ["optimised"] * 4
+
+
+def test_a_floating_point_error_of_a_small_array_is_raised_where_it_is_made():
+    """Under np.seterr(divide="raise") NumPy raises at the op, inside the
+    user's try: a small array computed when made does too (a larger one
+    raises at the fetch that computes it)."""
+    with np.errstate(divide="raise", invalid="raise"):
+        with pytest.raises(FloatingPointError, match=r"(?s)log.*divide by zero.*test_incremental\.py"):
+            fnp.log(fnp.asarray(np.array([0.5, 0.0])))
+        big = fnp.log(fnp.asarray(np.zeros(BIG)))  # pending: nothing raised yet
+        with pytest.raises(FloatingPointError):
+            np.asarray(big)
+    y = fnp.log(fnp.asarray(np.array([0.5, 2.0])))  # no error state: as before
+    np.testing.assert_array_equal(np.asarray(y), np.log([0.5, 2.0]))

@@ -38,10 +38,6 @@ TIMEOUT_S = 30  # a program that loops on a wrong value must not hang the suite
 KNOWN_FAILURES = {
     # type() of a lazy 0-d result is fgraph's Tensor, not a NumPy scalar type (values and printing match)
     "zero_d_arrays.py": "type(np.max(v) / 2).__name__: 'Tensor' where NumPy gives 'float64'",
-    # a kernel's error is raised where the value is first used, not where the op is written: eager.settle's
-    # compute_now (fgraph/engines/incremental.py) swallows it, and arrays over COMPUTE_NOW_ELEMENTS are pending
-    "fallback_on_fp_error.py": "under np.seterr(divide='raise'), `try: logs = np.log(s) except FloatingPointError` "
-                               "does not catch: the error surfaces later, at print(logs)",
     # functions or dtypes fgraph.numpy lacks
     "lexsort_records.py": "string arrays: fgraph's arrays hold booleans and numbers (a documented limit)",
 }

@@ -25,10 +25,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..errors import FgraphError, format_location
+from ..errors import FgraphError, error_like, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
-from ..symbol import Known, Node, _set_pins, data_pins, handle_of, known_value, make_node, next_id
+from ..symbol import Known, Node, _set_pins, data_pins, describe, handle_of, known_value, make_node, next_id
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program
@@ -539,6 +539,8 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
         params = node.params
         try:
             value = engine._result(kernel(*args, **dict(params)) if params else kernel(*args), node)
+        except FloatingPointError as e:  # np.seterr(divide="raise"): NumPy raises at the op, inside the user's try
+            raise _failed_now(node, e) from None
         except Exception:
             return None
         return _known_now(node, value, engine)
@@ -565,10 +567,13 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
             values[id(n)] = None  # computed below, after its inputs
             stack.append((n, True))
             stack.extend((i, False) for i in n.inputs if id(i) not in values)
+    n = node
     try:
         for n in order:
             values[id(n)] = kernels[n.op](*[values[id(i)] for i in n.inputs], **dict(n.params))
         value = engine._result(values[id(node)], node)
+    except FloatingPointError as e:
+        raise _failed_now(n, e) from None
     except Exception:
         return None
     for n in order[:-1]:  # computed on the way: they pin nothing now (as a step's nodes)
@@ -577,6 +582,17 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
 
 
 _MISSING = object()
+
+
+def _failed_now(node: Node, e: Exception) -> Exception:
+    """A kernel's floating-point error (``np.seterr(...="raise")``) as NumPy
+    raises it, where the op is made: of its class, naming the node and the
+    user's line.  (Other failures of a value computed when made are raised
+    where the value is asked for.)  One fgraph raised already names its node."""
+    if isinstance(e, FgraphError):
+        return e
+    return error_like(e, f"{node.op} failed: {type(e).__name__}: {e} (inputs: {describe(node.inputs)})\n"
+                         f"  node made at {format_location(node.where)}")
 
 
 def _at_hand(node: Node, engine):
