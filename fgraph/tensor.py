@@ -355,6 +355,9 @@ class Tensor:
                                                          "is not empty.")
             raise error_at(also(TypeError), kind.__name__, "only length-1 arrays can be converted to Python "
                                                            f"scalars, got shape {self.shape}")
+        if kind is not bool and _numpy_refuses_nd_scalars():
+            raise error_at(also(TypeError), kind.__name__, "only 0-dimensional arrays can be converted to Python "
+                                                           f"scalars, got shape {self.shape}")
         return kind(self.eval().reshape(()).item() if kind is not bool else self.eval().reshape(()))
 
     def __bool__(self):
@@ -435,6 +438,26 @@ class Tensor:
         """A new handle to the same value: later writes to either do not touch the other."""
         return Tensor(self.node, self.stack)
 
+
+
+_ND_SCALARS: list = []
+
+
+def _numpy_refuses_nd_scalars() -> bool:
+    """Whether the installed NumPy refuses ``int(a)`` for an ``a`` of one
+    element and some axes (NumPy 2.4 raises TypeError; earlier versions
+    warned and converted): fgraph follows the NumPy it runs with."""
+    if not _ND_SCALARS:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                int(np.ones(1, np.int64))
+                _ND_SCALARS.append(False)
+            except TypeError:
+                _ND_SCALARS.append(True)
+    return _ND_SCALARS[0]
 
 
 #: ops whose 0-d results NumPy returns as 0-d arrays, not scalars (np.array(5),

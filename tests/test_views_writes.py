@@ -12,6 +12,8 @@ built-in class.  ``HYPOTHESIS_PROFILE=thorough`` runs 2000 programs.
 """
 import operator
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import example, given, note, settings
@@ -598,3 +600,21 @@ def test_elements_hash_by_value_as_numpys_scalars_and_arrays_by_identity():
     assert len({u: 1, w: 2}) == 2  # arrays: by identity (updates={w: ...})
     z = fnp.zeros(())
     assert hash(z) == object.__hash__(z)  # a 0-d array is no scalar
+
+
+@pytest.mark.parametrize("convert", [int, float, complex, bool])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (2,)])
+def test_scalar_conversions_of_one_element_follow_the_installed_numpy(convert, shape):
+    """NumPy 2.4 refuses int() of an array with axes (earlier NumPy warned and
+    converted); bool() takes one element of any shape."""
+    a = np.full(shape, 7.0)
+
+    def outcome(x):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return repr(convert(x))
+        except Exception as e:  # noqa: BLE001  (compared by built-in class)
+            return [c.__name__ for c in (TypeError, ValueError) if isinstance(e, c)]
+
+    assert outcome(fnp.asarray(a)) == outcome(a)
