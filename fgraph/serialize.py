@@ -53,7 +53,7 @@ from .graph import Graph
 from .shape import PY_SCALAR_DTYPES
 from .tensor import constant_node
 from .tree import LEAF, unflatten
-from .symbol import Const, Node, Scalar, make_node, topological
+from .symbol import Const, Node, Released, Scalar, make_node, topological
 from .registry import is_registered
 
 FORMAT = "fgraph.graph"
@@ -154,7 +154,7 @@ class _Writer:
             return ["complex", [_float_bits(v.real), _float_bits(v.imag)]]
         if t is Scalar:
             return ["scalar", self.value(v.value, depth + 1)]
-        if t is Const:
+        if t is Const or t is Released:  # (a released history's value is a constant as any other once saved)
             return ["array", self.array(v)]
         if t is slice:
             return ["slice", [self.value(e, depth + 1) for e in (v.start, v.stop, v.step)]]

@@ -220,7 +220,7 @@ def canonical_params(params: tuple):
         return hit[1]
     c = _canonical(params)
     for pair in params:  # never remember (so keep alive) a large constant's data
-        if type(pair) is tuple and len(pair) == 2 and type(pair[1]) is Const and not pair[1].by_content:
+        if type(pair) is tuple and len(pair) == 2 and isinstance(pair[1], Const) and not pair[1].by_content:
             return c
     if len(_canonical_memo) >= 4096:
         _canonical_memo.clear()

@@ -188,3 +188,18 @@ def test_views_and_writes_match_numpy_with_history_released_every_few_ops(data):
     note(f"HISTORY_DEPTH={depth}")
     with shallow(depth):
         views_and_writes(data, fnp.asarray, steps=12)
+
+
+def test_a_graph_over_released_history_saves_and_loads():
+    """Its Released constants save as the constants they are."""
+    import io
+
+    with shallow(10):
+        x = fnp.asarray(np.linspace(0.1, 1.0, 6))
+        for _ in range(30):
+            x = x * 1.5 + 0.25
+        y = x.sum()
+        buf = io.BytesIO()
+        fgraph.save(fgraph.Graph(outputs=y), buf)
+        loaded = fgraph.load(io.BytesIO(buf.getvalue()))
+        assert float(fgraph.compile(loaded)()) == float(y)
