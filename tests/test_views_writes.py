@@ -618,3 +618,24 @@ def test_scalar_conversions_of_one_element_follow_the_installed_numpy(convert, s
             return [c.__name__ for c in (TypeError, ValueError) if isinstance(e, c)]
 
     assert outcome(fnp.asarray(a)) == outcome(a)
+
+
+@pytest.mark.parametrize("fn", ["asfortranarray", "ascontiguousarray"])
+@pytest.mark.parametrize("shape,view", [((2, 3), False), ((4,), False), ((2, 3, 4), False), ((), False),
+                                        ((4, 6), True)])
+def test_contiguous_array_functions_alias_and_lay_out_as_numpy(fn, shape, view):
+    """The array itself when it is laid out so already (writes reach both),
+    else a copy laid out as asked: identity, aliasing, flags, strides and
+    tobytes("A") as NumPy's."""
+    a = np.arange(int(np.prod(shape)), dtype=float).reshape(shape)
+    t = fnp.asarray(a.copy())
+    if view:
+        a, t = a[:, ::2], t[:, ::2]
+    want, got = getattr(np, fn)(a), getattr(fnp, fn)(t)
+    assert (got is t) == (want is a)
+    want[(0,) * want.ndim] = 99
+    got[(0,) * got.ndim] = 99
+    np.testing.assert_array_equal(np.asarray(t), a)
+    assert (got.flags.c_contiguous, got.flags.f_contiguous, got.strides) == \
+        (want.flags.c_contiguous, want.flags.f_contiguous, want.strides)
+    assert got.tobytes("A") == want.tobytes("A")

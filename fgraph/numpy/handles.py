@@ -66,7 +66,8 @@ VIEW_FUNCTIONS = {
 }
 
 #: functions whose result may be their argument itself, as in NumPy
-SAME_OBJECT = frozenset(("asarray", "asanyarray", "astype", "from_dlpack", "require"))
+SAME_OBJECT = frozenset(("asarray", "asanyarray", "astype", "from_dlpack", "require", "ascontiguousarray",
+                         "asfortranarray"))
 
 
 def viewing(fn, layout_fn, kind: str):

@@ -17,9 +17,10 @@ import math
 import operator
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..errors import FgraphError, IndexingError, ShapeError
-from ..tensor import Tensor
+from ..tensor import Tensor, _shadow_of
 from ..symbol import error_at
 from .building import axis_index, lazy, namespace, python_int, python_value
 
@@ -211,11 +212,23 @@ def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
 
 
 def asfortranarray(a, dtype=None, *, like=None):
-    """``numpy.asfortranarray``: the values (at least 1-d); memory layout is
-    the engine's to choose, so no copy is made for it."""
+    """``numpy.asfortranarray``: the values (at least 1-d) as a new array laid
+    out in Fortran order (``flags``, ``strides``, ``tobytes("A")``), or ``a``
+    itself when it is laid out so already, as NumPy returns it.  A new array
+    is a copy: writes to it do not reach ``a``."""
     fnp = namespace()
     a = lazy(a) if dtype is None else fnp.asarray(a, dtype=dtype)
-    return fnp.reshape(a, (1,)) if a.ndim == 0 else a
+    if a.ndim == 0:
+        return fnp.reshape(a, (1,))
+    if a.flags.f_contiguous:
+        return a
+    result = Tensor(a.node, a.stack)  # a new handle: NumPy's copy
+    layout = _shadow_of(result)
+    strides = [layout.itemsize]
+    for n in layout.shape[:-1]:
+        strides.append(strides[-1] * n)
+    result._shadow = as_strided(layout, strides=tuple(strides))
+    return result
 
 
 def ix_(*args):

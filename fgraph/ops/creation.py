@@ -217,8 +217,13 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    """Lazy ``numpy.ascontiguousarray``: ``asarray`` with at least one dimension."""
-    return array(a, dtype, ndmin=1)
+    """Lazy ``numpy.ascontiguousarray``: ``a`` itself when it is laid out in
+    C order already (at least 1-d), as NumPy returns it (writes to either
+    reach both); else a new C-ordered array, a copy."""
+    a = asarray(a, dtype)
+    if a.ndim == 0:
+        return namespace().reshape(a, (1,))  # a view of it, as NumPy's
+    return a if a.flags.c_contiguous else Tensor(a.node, a.stack)
 
 
 def copy(a, order="K", subok=False):
