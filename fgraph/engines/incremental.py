@@ -25,13 +25,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..errors import FgraphError, error_like, format_location
+from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
-from ..symbol import Known, Node, _set_pins, data_pins, describe, handle_of, known_value, make_node, next_id
+from ..symbol import Known, Node, _set_pins, data_pins, handle_of, known_value, make_node, next_id
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
-from .program import Program
+from .program import Program, node_failed
 from .read_through import read_through
 
 #: steps with an array of at least this many elements are optimised when the
@@ -591,8 +591,7 @@ def _failed_now(node: Node, e: Exception) -> Exception:
     where the value is asked for.)  One fgraph raised already names its node."""
     if isinstance(e, FgraphError):
         return e
-    return error_like(e, f"{node.op} failed: {type(e).__name__}: {e} (inputs: {describe(node.inputs)})\n"
-                         f"  node made at {format_location(node.where)}")
+    return node_failed(node, e)
 
 
 def _at_hand(node: Node, engine):

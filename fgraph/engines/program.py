@@ -108,9 +108,7 @@ class Program:
         return values
 
     def _failed(self, k: int, e: Exception) -> Exception:
-        node = self.order[self.instructions[k][3]]
-        return error_like(e, f"{node.op} failed at run time: {type(e).__name__}: {e} (inputs: "
-                             f"{describe(node.inputs)})\n  node made at {format_location(node.where)}")
+        return node_failed(self.order[self.instructions[k][3]], e, "failed at run time")
 
     def straight(self):
         """``run`` as straight-line code generated for these instructions
@@ -251,3 +249,9 @@ def may_alias(arr, persistent: set[int]) -> bool:
         b = getattr(b, "base", None)
     return False
 
+
+def node_failed(node: Node, e: Exception, what: str = "failed") -> Exception:
+    """Kernel error ``e`` as an FgraphError of its built-in class, naming the
+    node's op, its inputs and the user's line that made it."""
+    return error_like(e, f"{node.op} {what}: {type(e).__name__}: {e} (inputs: {describe(node.inputs)})\n"
+                         f"  node made at {format_location(node.where)}")

@@ -94,7 +94,7 @@ def _numpy_scalar(t) -> bool:
     if type(t) is not Tensor or t._storage is not None:
         return False
     node = t.node
-    return not node.shape and (node.op == "slice" or node.op not in _ZERO_D_ARRAY_OPS)
+    return not node.shape and node.op not in _ZERO_D_ARRAY_OPS
 
 
 def _inplace(name: str):
@@ -290,7 +290,7 @@ class _Methods:
         the other.  A 0-d array's copy is a 0-d array (written in place by
         ``+=``), a scalar's a scalar, as in NumPy."""
         if not self.shape and type(self) is Tensor and not _numpy_scalar(self) and \
-                (self.node.op not in _ZERO_D_ARRAY_OPS or self.node.op == "slice"):  # (a 0-d view's node)
+                self.node.op not in _ZERO_D_ARRAY_OPS:  # (a 0-d view's node)
             return Tensor(make_node("reshape", [self.node], (("shape", ()),)), self.stack)
         return Tensor(self.node, self.stack)
 

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..errors import FgraphError, IndexingError, ShapeError
+from ..shape import c_strides
 from ..tensor import Tensor, _shadow_of
 from ..symbol import error_at
 from .building import axis_index, lazy, namespace, python_int, python_value
@@ -224,10 +225,7 @@ def asfortranarray(a, dtype=None, *, like=None):
         return a
     result = Tensor(a.node, a.stack)  # a new handle: NumPy's copy
     layout = _shadow_of(result)
-    strides = [layout.itemsize]
-    for n in layout.shape[:-1]:
-        strides.append(strides[-1] * n)
-    result._shadow = as_strided(layout, strides=tuple(strides))
+    result._shadow = as_strided(layout, strides=c_strides(layout.shape[::-1], layout.itemsize)[::-1])
     return result
 
 
