@@ -1,6 +1,7 @@
 """Eager steps run as one native function (``native/whole_step.py``): NumPy
 programs with the import swapped, compared bit for bit with NumPy on the
 same code, checking that the steps did run natively."""
+import re
 import warnings
 
 import numpy as np
@@ -354,3 +355,33 @@ def test_a_filled_array_read_twice_is_stored_and_runs_whole():
     want, want_f = program(np, 0.0)
     np.testing.assert_array_equal(got, want)
     assert got_f == want_f and native >= 4
+
+
+def _native_sources() -> list[str]:
+    """The C of the steps compiled whole so far (the engine's program cache)."""
+    entries = fgraph.get_engine("numpy").programs._items.values()
+    return [e.whole.native.code.source() for e in entries if e.whole is not None]
+
+
+def test_a_value_read_only_in_its_own_nest_is_never_stored():
+    """``b`` is read twice, both times at its own index by values of its
+    own loop nest: it lives in a register, and the step writes nothing to
+    its workspace (particles' step wrote four such arrays: 6 of 14 MB)."""
+    x0 = np.random.default_rng(7).normal(size=6000)
+
+    def program(xp, shift):
+        def update(x):  # (b and c die with the call: scratch values of the step)
+            b = x * 2.0 + 1.0
+            c = b * b - b * 0.5
+            return c * 0.25 + (c > 1.0)
+        x, fetched = xp.asarray(x0 + shift), []
+        for _ in range(6):
+            x = update(x)
+            fetched.append(float(x.max()))
+        return np.asarray(x), fetched
+    runs_natively_as_numpy(program)
+    sources = _native_sources()
+    assert sources
+    for source in sources:
+        scratch = re.findall(r"\*restrict (m\d+) = \(\w+ \*\)\(ws \+", source)
+        assert not [m for m in scratch if re.search(rf"\b{m}\)\[[^\]]*\] =", source)], source
