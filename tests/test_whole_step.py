@@ -385,3 +385,26 @@ def test_a_value_read_only_in_its_own_nest_is_never_stored():
     for source in sources:
         scratch = re.findall(r"\*restrict (m\d+) = \(\w+ \*\)\(ws \+", source)
         assert not [m for m in scratch if re.search(rf"\b{m}\)\[[^\]]*\] =", source)], source
+
+
+def test_results_that_are_views_of_other_results_are_views_not_copies():
+    """``xl, xr = x[:-1], x[1:]`` held across a step that moves x: their
+    values are NumPy views of x's new value, as the interpreter's are (the
+    step computed them as two more arrays), and equal NumPy's."""
+    x0 = np.random.default_rng(8).normal(size=6000)
+
+    def program(xp, shift):
+        x, fetched = xp.asarray(x0 + shift), []
+        for _ in range(6):
+            xl, xr = x[:-1], x[1:]
+            x -= 0.01 * (x * x - 1.0)
+            fetched.append(float(xl.sum() - xr[0]))
+        return (np.asarray(x), np.asarray(xl), np.asarray(xr)), fetched
+    want, want_f = program(np, 0.0)
+    (got, got_f), native = steps_run(program)
+    assert native >= 3
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert got_f == want_f
+    x, xl, xr = got
+    assert np.shares_memory(xl, x) and np.shares_memory(xr, x)

@@ -21,6 +21,8 @@ import sys
 
 import numpy as np
 
+from ....graph import Graph
+from ....ops.indexing_kernels import basic_index
 from .codegen import Unsupported
 from .compiler import STATS, build
 from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
@@ -49,6 +51,10 @@ class NativeStep:
     for its Python scalars) compiled whole: ``step(values) -> results``."""
 
     def __init__(self, graph):
+        self.n_results = len(graph.outputs)
+        self.views = _view_results(graph)
+        if self.views:
+            graph = Graph([o for j, o in enumerate(graph.outputs) if j not in self.views], inputs=graph.inputs)
         self.code = GraphCode(graph, "FG_NAME_graph", max_values=MAX_VALUES)
         # The same step with quiet comparisons (twice as slow), run when a call raised FE_INVALID: the
         # fast one's vectorised comparisons raise it on a NaN, where NumPy's raise nothing
@@ -98,7 +104,13 @@ class NativeStep:
         if numpy_reports(flags.value):
             return None
         STATS["steps"] += 1
-        return outs
+        if not self.views:
+            return outs
+        computed = iter(outs)
+        results = [None if j in self.views else next(computed) for j in range(self.n_results)]
+        for j, (from_input, k, key) in self.views.items():
+            results[j] = basic_index(arrays[k] if from_input else results[k], key)
+        return results
 
     def _result(self, j: int) -> np.ndarray:
         """A buffer for result ``j``: one this step handed out before that
@@ -120,6 +132,29 @@ class NativeStep:
             if len(spare) > 2:
                 del spare[0]
         return a
+
+
+def _view_results(graph) -> dict:
+    """Results that are basic views (``slice``) of an array input or of a
+    result the code computes: ``{j: (of an input, its position, key)}``.
+    They are made as NumPy views after the call, as the interpreter makes
+    them, not copied (Adam's ``xl, xr = x[:-1], x[1:]``, held across a step
+    that moves x: two of its ten results)."""
+    inputs = {id(p): j for j, p in enumerate(graph.inputs) if not p.weak}
+    results: dict = {}
+    for j, o in enumerate(graph.outputs):
+        results.setdefault(id(o), j)
+    views = {}
+    for j, o in enumerate(graph.outputs):
+        if o.op != "slice" or results[id(o)] != j:
+            continue
+        x = o.inputs[0]
+        if id(x) in inputs:
+            views[j] = (True, inputs[id(x)], o.param("key"))
+        elif id(x) in results and x.op != "slice":
+            views[j] = (False, results[id(x)], o.param("key"))
+    # (a result the code computes must be left: a graph of no results is no function)
+    return views if len(views) < len(graph.outputs) else {}
 
 
 #: results at least this large are reused (``NativeStep._result``); smaller ones come from malloc's free lists
