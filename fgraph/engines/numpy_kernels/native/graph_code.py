@@ -171,14 +171,17 @@ class _Nest:
 
     def __init__(self, lines: list, shape: tuple, depth: int = 0, inner: tuple | None = None):
         self.lines, self.idx = lines, tuple(f"i{depth + k}" if d != 1 else "0" for k, d in enumerate(shape))
-        self.opened = 0
+        self.opened, start = 0, len(lines)
         last = max((k for k, d in enumerate(shape) if d != 1), default=None)
         for k, d in enumerate(shape):
             if d != 1:
                 lo, hi = inner if inner is not None and k == last else (0, d)
+                if k == last:
+                    lines.append("FG_IVDEP")
                 lines.append(f"for (int64_t i{depth + k} = {lo}; i{depth + k} < {hi}; i{depth + k}++) {{")
                 self.opened += 1
         lines.append("{")
+        self.head = len(lines) - start  # the lines that open it
 
     def close(self):
         self.lines.append("}" * (self.opened + 1))
@@ -193,10 +196,10 @@ def _collapsed(body: list, nest: _Nest, shape) -> list | None:
     if len(names) < 2:
         return None
     flat = _flat(nest.idx, shape)
-    inside = [line.replace(f"[{flat}]", "[FG_AT]") for line in body[nest.opened + 1:-1]]
+    inside = [line.replace(f"[{flat}]", "[FG_AT]") for line in body[nest.head:-1]]
     if any(re.search(rf"\b{name}\b", line) for line in inside for name in names):
         return None
-    return [f"for (int64_t i0 = 0; i0 < {math.prod(shape)}; i0++) {{", "{",
+    return ["FG_IVDEP", f"for (int64_t i0 = 0; i0 < {math.prod(shape)}; i0++) {{", "{",
             *[line.replace("[FG_AT]", "[i0]") for line in inside], "}}"]
 
 
@@ -828,6 +831,16 @@ _PRELUDE = ["#include <stdint.h>", "#include <math.h>", "#include <fenv.h>",
             "#define FG_IEEE(f) (((f) & FE_INVALID ? 1 : 0) | ((f) & FE_DIVBYZERO ? 2 : 0) "
             "| ((f) & FE_OVERFLOW ? 4 : 0) | ((f) & FE_UNDERFLOW ? 8 : 0))",
             "#include <string.h>",
+            "/* no loop-carried dependence through memory: every value stored has memory of its own (the pointers",
+            "   are restrict), but GCC ignores restrict on locals and gives up past ten run-time alias checks (an",
+            "   Adam step of five results ran unvectorised: 2.2 ms, with this 0.94) */",
+            "#if defined(__clang__)",
+            "#define FG_IVDEP _Pragma(\"clang loop vectorize(assume_safety)\")",
+            "#elif defined(__GNUC__)",
+            "#define FG_IVDEP _Pragma(\"GCC ivdep\")",
+            "#else",
+            "#define FG_IVDEP",
+            "#endif",
             "/* quiet ordered comparisons (c_exprs.CPU_QUIET): both operands ordered (== is quiet), then their",
             "   bits as sign-magnitude integers; vectorised, they raise no flag on a NaN (GCC 12's builtins do) */",
             "static inline int64_t fg_okey_d(double x) { int64_t k; memcpy(&k, &x, 8); "
