@@ -133,3 +133,29 @@ def test_the_composite_names_table_is_the_composite_modules_all():
     for names in fnp._COMPOSITE_NAMES.values():
         for name in names:
             assert getattr(fnp, name) is not None and name in fnp.__all__ and name in dir(fnp)
+
+
+@pytest.mark.parametrize("setting, frozen", [(None, True), ("0", False), ("1", True)])
+def test_the_import_freezes_what_it_made_unless_told_not_to(setting, frozen, monkeypatch):
+    """The objects alive after ``import fgraph.numpy`` leave the collector's
+    sight (``gc.freeze``: its full passes walked them all); ``FGRAPH_GC_FREEZE=0``
+    leaves the collector as it was.  Garbage made later is still collected."""
+    if setting is None:
+        monkeypatch.delenv("FGRAPH_GC_FREEZE", raising=False)
+    else:
+        monkeypatch.setenv("FGRAPH_GC_FREEZE", setting)
+    got = _run("""
+        import gc, json, weakref
+        import fgraph.numpy as fnp
+
+        class Cycle:
+            pass
+        c = Cycle()
+        c.me = c
+        gone = weakref.ref(c)
+        del c
+        gc.collect()
+        print(json.dumps({"frozen": gc.get_freeze_count(), "collected": gone() is None}))
+    """)
+    assert (got["frozen"] > 1000) == frozen
+    assert got["collected"]

@@ -11,6 +11,7 @@ from types import FunctionType as _FunctionType
 import numpy as _np
 
 from .. import stack as _stack
+from ..eager import freeze_imports as _freeze_imports
 from ..array_api import canonical_dtype as _canonical_dtype
 from ..engines import get_engine as _get_engine
 from ..ops import COMPOSITES as _COMPOSITES
@@ -239,3 +240,6 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_COMPOSITE_OF) | {"random"} | _NUMPY_LAZY_SUBMODULES)
+
+
+_freeze_imports()
