@@ -1,6 +1,7 @@
 """Eager steps run as one native function (``native/whole_step.py``): NumPy
 programs with the import swapped, compared bit for bit with NumPy on the
 same code, checking that the steps did run natively."""
+import contextlib
 import re
 import warnings
 
@@ -408,3 +409,98 @@ def test_results_that_are_views_of_other_results_are_views_not_copies():
     assert got_f == want_f
     x, xl, xr = got
     assert np.shares_memory(xl, x) and np.shares_memory(xr, x)
+
+
+@contextlib.contextmanager
+def sharing(threads: int = 3):
+    """Steps of every size above 1,000 elements compiled as functions
+    ``threads`` threads share (``graph_threads``), however many cores
+    this machine has."""
+    old = whole_step.THREADED_ELEMENTS, whole_step.threads
+    whole_step.THREADED_ELEMENTS, whole_step.threads = 1000, lambda: threads
+    try:
+        yield
+    finally:
+        whole_step.THREADED_ELEMENTS, whole_step.threads = old
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(ops=st.lists(st.integers(0, len(_OPS) - 1), min_size=1, max_size=4),
+       dtype=st.sampled_from([np.float64, np.float32]), nan_at=st.sampled_from([None, 3, 4999]),
+       seed=st.integers(0, 2 ** 16))
+def test_steps_shared_among_threads_equal_numpy(ops, dtype, nan_at, seed):
+    """Loop nests cut in chunks among threads, one after another (a roll
+    reads what an earlier nest stored), reductions folded by each chunk and
+    added up (any, all, count_nonzero, an int sum) or run by one thread (a
+    float max, a float sum): NumPy's values bit for bit."""
+    x0 = np.random.default_rng(seed).normal(size=6000).astype(dtype)
+    x0[::5] = 0.0
+    if nan_at is not None:
+        x0[nan_at] = np.nan
+
+    def program(xp, shift):
+        x, fetched = xp.asarray(x0 + shift), []
+        for _ in range(6):
+            for op in ops:
+                x = _OPS[op](xp, x)
+            x[2] = x.max()
+            y = x * 0.5
+            fetched.append((float(x.sum()), bool((y > 0.5).any()), bool((y < 9).all()), int(xp.count_nonzero(y)),
+                            int((y > 0).astype(np.int64).sum()), float(y.min())))
+        return np.asarray(x), fetched
+    before = STATS["shared_steps"]
+    with sharing(), np.errstate(all="ignore"):
+        (got, got_f), native = steps_run(program)
+        want, want_f = program(np, 0.0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.array(got_f, dtype=float), np.array(want_f, dtype=float))
+    assert native >= 3 and STATS["shared_steps"] > before
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(ops=st.lists(st.sampled_from([0, 1, 2, 4, 5, 6]), min_size=1, max_size=4), seed=st.integers(0, 2 ** 16))
+def test_integer_steps_shared_among_threads_equal_numpy(ops, seed):
+    """Integer extremes, sums and products folded by chunks and combined
+    atomically (they do not depend on the order), as NumPy's.  (``%`` is
+    left out: it calls NumPy's loop, so its steps are not native.)"""
+    x0 = np.random.default_rng(seed).integers(-1000, 1000, size=5000)
+
+    def program(xp, shift):
+        x, fetched = xp.asarray(x0 + int(shift * 2)), []
+        for _ in range(5):
+            for op in ops:
+                x = _INT_OPS[op](xp, x)
+            fetched.append((int(x.max()), int(x.min()), int(((x & 3) + 1).prod()), int(x.sum())))
+        return np.asarray(x), fetched
+    with sharing():
+        (got, got_f), native = steps_run(program)
+    want, want_f = program(np, 0.0)
+    np.testing.assert_array_equal(got, want)
+    assert got_f == want_f and native >= 2
+
+
+def test_floating_point_flags_of_every_thread_reach_numpy_s_warnings():
+    """Each thread's IEEE flags are added to the call's before its chunk
+    counts as done: a division by zero in whichever thread's chunk warns as
+    NumPy does (the call's values are then not used: the step runs again
+    by NumPy's loops, which give the warning).  (A helper thread more often
+    takes the last chunks: the zero divisor is in the last one.)"""
+    def program(xp, shift):
+        x = xp.asarray(np.linspace(-1.0, 1.0 + shift, 50001))
+        out = []
+        for _ in range(6):
+            x = x * 0.5 + 1.0
+            y = x / (x - x[-1])
+            out.append(float(y[0]))
+        return out
+    with sharing():
+        steps_run(program)  # (compiled)
+        for _ in range(3):
+            before = STATS["shared_steps"]
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                got = program(fnp, 0.375)
+            assert STATS["shared_steps"] > before  # the shared function ran, and its flags said so
+            assert any("divide by zero" in str(w.message) for w in seen)
+            with np.errstate(all="ignore"):
+                assert got == program(np, 0.375)

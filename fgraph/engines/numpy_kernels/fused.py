@@ -190,8 +190,7 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 
 
-def _threads() -> int:
-    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+_threads = native.runtime.threads
 
 
 def _executor() -> ThreadPoolExecutor:

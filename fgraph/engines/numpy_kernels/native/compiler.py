@@ -25,8 +25,9 @@ from .. import kernel_cache
 
 #: what happened, for tests and the benchmark
 STATS = {"compiles": 0, "disk_loads": 0, "compile_s": 0.0, "runs": 0, "declined": 0, "reruns": 0, "errors": 0,
-         "evicted_bytes": 0, "rejected": 0, "loops": 0, "steps": 0}
-# loops: while_loops and scans run whole in C (whole_loop.py); steps: eager steps (whole_step.py);
+         "evicted_bytes": 0, "rejected": 0, "loops": 0, "steps": 0, "shared_steps": 0}
+# loops: while_loops and scans run whole in C (whole_loop.py); steps: eager steps (whole_step.py), of them
+# shared_steps run by several threads (graph_threads.py);
 # rejected: cached libraries not loaded (no or another digest)
 #: the last compiler error output or exception text (for debugging)
 LAST_ERROR: list = []

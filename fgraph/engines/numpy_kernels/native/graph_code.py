@@ -228,6 +228,23 @@ def _fold(kind: str, dt, x: str, acc: str) -> str:
     return f"({x} {'>' if kind == 'max' else '<'} {acc} ? {x} : {acc})"
 
 
+def _combine(kind: str, dt, part: str, at: str) -> str | None:
+    """C folding the partial result ``part`` of a reduction ``kind`` into the
+    value at address ``at`` atomically (threads fold their chunks' parts in
+    any order), or None where the order shows: a float max or min keeps the
+    first of two equal zeros, whose signs may differ."""
+    if kind == "count_nonzero" or (kind == "sum" and dt.kind in "iu"):
+        return f"__atomic_fetch_add({at}, {part}, __ATOMIC_RELAXED);"
+    if dt.kind == "b":
+        return f"__atomic_fetch_{'and' if kind in ('all', 'min') else 'or'}({at}, {part}, __ATOMIC_RELAXED);"
+    if dt.kind not in "iu" or kind not in ("prod", "max", "min"):
+        return None
+    new = f"cur_ * {part}" if kind == "prod" else _fold(kind, dt, part, "cur_")
+    return (f"{{ {_CTYPE[_code(dt)]} cur_ = __atomic_load_n({at}, __ATOMIC_RELAXED), new_; "
+            f"do new_ = {new}; while (!__atomic_compare_exchange_n({at}, &cur_, new_, 0, __ATOMIC_RELAXED, "
+            "__ATOMIC_RELAXED)); }")
+
+
 def _last_reads(order: list, outputs) -> dict:
     """id(node) -> the position of its last reader in ``order`` (a view
     passes on its own readers' positions: it is read where they are);
@@ -275,6 +292,9 @@ class GraphCode:
             for x in n.inputs:
                 uses[id(x)] = uses.get(id(x), 0) + through
         self.home: dict = {}  # id(node) -> the C pointer to its stored values
+        # accumulator -> (its result's C array, C type, initial value, C adding a partial one to the result
+        # atomically, or None: a float max/min, whose zero's sign depends on the order) (graph_threads.py)
+        self.folds: dict = {}
         self._one: dict = {}  # id(input) -> the C local holding its one value
         # the innermost loop's index, the cuts concatenates ask of it, and the part being made (_nest_values)
         self._innermost, self._cuts, self._segment = None, set(), None
@@ -640,6 +660,10 @@ class GraphCode:
                                    for n in folds]
         self.lines += [f"(({_CTYPE[_code(n.dtype)]} *){self.home[id(n)]})[0] = acc_{self.home[id(n)]};"
                        for n in folds]
+        for n in folds:
+            home, ct = self.home[id(n)], _CTYPE[_code(n.dtype)]
+            self.folds[f"acc_{home}"] = (f"(({ct} *){home})", ct, _initial(n.op, n.dtype),
+                                         _combine(n.op, n.dtype, f"acc_{home}", f"&(({ct} *){home})[0]"))
 
     def _read_here_only(self, n, members: set, shape) -> bool:
         """Whether workspace value ``n`` of a group stored by one nest is read

@@ -326,7 +326,7 @@ def run(expr: tuple, ins, out: np.ndarray, threads: int = 1, wait: bool = True) 
     blocks = -(-dims[nd - 1] // k.block) * (out.size // dims[nd - 1])
     helpers = min(threads, blocks) - 1
     if helpers > 0:
-        pool = _worker_pool(helpers)
+        pool = worker_pool(helpers)
         for _ in range(helpers):  # the task holds every buffer the C code may still read
             pool.submit(_helper, k.fn, args, (ctl, arrays, dims, st, ptrs, out))
     k.fn(*args, 1)
@@ -342,11 +342,16 @@ def _helper(fn, args, keep):
     fn(*args, 0)
 
 
+def threads() -> int:
+    """The threads native work is shared among: the cores this process may run on, at most 8."""
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+
+
 _workers: ThreadPoolExecutor | None = None
 _workers_size = 0
 
 
-def _worker_pool(n: int) -> ThreadPoolExecutor:
+def worker_pool(n: int) -> ThreadPoolExecutor:
     """Threads that join a kernel's caller (ctypes releases the GIL)."""
     global _workers, _workers_size
     if _workers is None or _workers_size < n:

@@ -26,7 +26,8 @@ from ....ops.indexing_kernels import basic_index
 from .codegen import Unsupported
 from .compiler import STATS, build
 from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
-from .runtime import INVALID, background, enabled, numpy_reports, pointers, started
+from .graph_threads import threaded
+from .runtime import INVALID, address, background, enabled, numpy_reports, pointers, started, threads, worker_pool
 
 _DRIVER = """
 int FG_NAMEGRAPH(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
@@ -42,6 +43,9 @@ MAX_VALUES = 1 << 22
 #: the most step structures compiled in a process: each costs a compiler run and stays loaded, and a
 #: program whose steps keep changing structure gains nothing from more
 MAX_STEPS = 1024
+#: a step with a value this large also runs on every core (``graph_threads``); smaller ones, where starting
+#: the helpers costs more than they share, on the caller's thread alone
+THREADED_ELEMENTS = 1 << 17
 _started = [0]
 _SCALAR = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
 
@@ -50,7 +54,7 @@ class NativeStep:
     """A step graph (inputs: its arrays' placeholders, then weak 0-d ones
     for its Python scalars) compiled whole: ``step(values) -> results``."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, shared: bool = False):
         self.n_results = len(graph.outputs)
         self.views = _view_results(graph)
         if self.views:
@@ -66,14 +70,18 @@ class NativeStep:
             drivers.append(_DRIVER.replace("FG_NAMEGRAPH", "FG_NAME_quiet"))
         self.inputs = [(p.shape, p.dtype, p.weak) for p in graph.inputs]
         self.outputs = [(o.shape, o.dtype) for o in graph.outputs]
-        self.source = "\n".join([sources(*codes), *drivers])
-        self.fn = self.quiet_fn = None
+        # a step of large arrays as a function every thread of a call runs (graph_threads.py)
+        self.shared, self.n_ctl = threaded(self.code, "FG_NAME_shared") if shared else (None, 0)
+        self.source = "\n".join([sources(*codes), *drivers, self.shared or ""])
+        self.fn = self.quiet_fn = self.shared_fn = None
         self._spare = [[] for _ in self.outputs]  # results handed out before, per output (``_result``)
 
     def bind(self, lib, name: str) -> "NativeStep":
         self.lib = lib
         self.fn = _entry(lib, name)
         self.quiet_fn = _entry(lib, name + "_quiet") if self.quiet else None
+        if self.shared is not None:
+            self.shared_fn = _entry(lib, name + "_shared")
         return self
 
     def __call__(self, values: list) -> list | None:
@@ -98,7 +106,22 @@ class NativeStep:
         consts = constant_arrays(self.code)  # (held through the call: a copy made there has no other owner)
         flags = ctypes.c_int64(0)
         args = (pointers(arrays), pointers(consts), pointers(outs), ws_at, ctypes.byref(flags))
-        self.fn(*args)
+        if self.shared_fn is not None:
+            ctl = np.zeros(self.n_ctl, np.int64)
+            shared = args[:4] + (address(ctl),)
+            helpers = threads() - 1
+            pool = worker_pool(helpers)
+            # A helper that starts after the work is all done reads only ctl, the pointer arrays and the
+            # one-value inputs its locals load: it holds those.  (Holding the results or the large inputs
+            # would keep this step's buffers from the next call's reuse: fresh pages every step.)
+            keep = (ctl, shared, [a for a in arrays + consts if a.size == 1])
+            for _ in range(helpers):
+                pool.submit(_run, self.shared_fn, shared, keep)
+            self.shared_fn(*shared)
+            flags.value = int(ctl[0])
+            STATS["shared_steps"] += 1
+        else:
+            self.fn(*args)
         if flags.value & INVALID and self.quiet_fn is not None and numpy_reports(flags.value):
             self.quiet_fn(*args)  # (every result is written again)
         if numpy_reports(flags.value):
@@ -161,6 +184,10 @@ def _view_results(graph) -> dict:
 _SPARE_BYTES = 1 << 18
 
 
+def _run(fn, args, keep):
+    fn(*args)
+
+
 def _entry(lib, name: str):
     fn = getattr(lib, name)
     fn.restype = ctypes.c_int
@@ -168,11 +195,11 @@ def _entry(lib, name: str):
     return fn
 
 
-def _make(graph) -> NativeStep | None:
+def _make(graph, shared: bool) -> NativeStep | None:
     if graph is None:
         return None
     try:
-        step = NativeStep(graph)
+        step = NativeStep(graph, shared)
     except Unsupported as e:
         declined("an eager step", e)
         return None
@@ -187,11 +214,12 @@ def native_step(key, graph_of, elements: int):
     native); it is called once, when the compile starts."""
     if elements > MAX_VALUES or not enabled():
         return None
-    key = ("step", key)
+    shared = threads() > 1 and elements >= THREADED_ELEMENTS
+    key = ("step", key, shared)
     if started(key):
         return background(key, None, wait=False)
     if _started[0] >= MAX_STEPS:
         return None
     _started[0] += 1
     graph = graph_of()
-    return background(key, lambda: _make(graph), wait=False)
+    return background(key, lambda: _make(graph, shared), wait=False)
