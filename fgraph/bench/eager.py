@@ -435,7 +435,8 @@ def measure(prog: Program, size: int, steps: int, repeats: int) -> dict:
     correctness reference, and fgraph's cold run), ``repeats`` timed runs
     interleaved (seeds 1, 2...: each module gets the same data, but no run
     repeats an earlier run's data, so fgraph's memoised results of the
-    warm-up cannot stand in for computing; compiled kernels stay warm), and
+    warm-up cannot stand in for computing; compiled kernels stay warm, and
+    the compiles the warm-up started have ended), and
     a run of each under tracemalloc.  Every run's result is checked against
     NumPy's for the same seed."""
     row = {"program": prog.name, "size": size, "max_steps": steps}
@@ -447,6 +448,7 @@ def measure(prog: Program, size: int, steps: int, repeats: int) -> dict:
         verdicts.append((0, _verdict(want, want_times, got, got_times)))
         if row["fgraph_cold_s"] > SLOW_S:  # a slow engine: one timed run is enough to see it
             repeats = 1
+        settle()  # the compiles the warm-up started end before the timed runs (cold_ratio counts them)
         runs = {"numpy": [], "fgraph": []}
         gc.collect()
         for seed in range(1, repeats + 1):  # interleaved, so noise hits both
@@ -664,7 +666,7 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
     print("fgraph eager benchmark: NumPy programs run with numpy and with fgraph.numpy (the same code)")
     print(environment())
     print(f"\nTimes: seconds a run, the mean of {repeats} run(s) of each (fewer for very slow ones) after a warm-up "
-          "run of each on other data (cold_ratio: fgraph's warm-up run against NumPy's on its data); mem_ratio: "
+          "run of each on other data and the compiles it started (cold_ratio: fgraph's warm-up run against NumPy's on its data); mem_ratio: "
           "tracemalloc peaks, fgraph/numpy, in a separate run; first/last: fgraph's mean ms per step over the "
           "first and the last tenth of the steps (flatness = last/first: above 1, steps get slower as the program "
           "runs); agree: every run's final result against NumPy's on the same data.")
