@@ -535,10 +535,15 @@ def _where(cond, x, y, out):
     return out
 
 
+def _shape(x) -> tuple:
+    """``np.shape(x)``; an ndarray's without its Python call (0.5 us)."""
+    return x.shape if type(x) is np.ndarray else np.shape(x)
+
+
 def _where_new(cond, x, y):
     dtype = np.result_type(x, y)
-    shape = np.broadcast_shapes(np.shape(cond), np.shape(x), np.shape(y))
-    return _where(cond, x, y, np.empty(shape, dtype))
+    # (fgraph's broadcast_shapes, not NumPy's: 2 us of Python for the same answer; the node checked it)
+    return _where(cond, x, y, np.empty(broadcast_shapes(_shape(cond), _shape(x), _shape(y)), dtype))
 
 
 def _where_grad(out, ins, g):
@@ -564,7 +569,7 @@ def _ufunc_where_out(mask, *args, out, ufunc, dtype, params):
 def _ufunc_where(mask, *args, ufunc, dtype, params):
     if not isinstance(mask, np.ndarray):  # a device array (CuPy's ufuncs take no where=; a GPU gives no warnings)
         return np.where(mask, UFUNCS[ufunc](*args, **dict(params)), 0).astype(dtype)
-    out = np.empty(np.broadcast_shapes(mask.shape, *(np.shape(a) for a in args)), dtype)
+    out = np.empty(broadcast_shapes(mask.shape, *[_shape(a) for a in args]), dtype)
     return _ufunc_where_out(mask, *args, out=out, ufunc=ufunc, dtype=dtype, params=params)
 
 
