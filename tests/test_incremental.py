@@ -600,7 +600,7 @@ def test_a_race_keeps_the_faster_program():
     timed on its first calls (the best of three), then only the faster runs."""
     import time
 
-    from fgraph.engines.incremental import _Race
+    from fgraph.engines.race import Race as _Race
 
     calls = []
 
@@ -624,7 +624,7 @@ def test_a_race_slowed_by_other_work_corrects_itself():
     once it is measured at its own speed, and stays kept."""
     import time
 
-    from fgraph.engines.incremental import _Race
+    from fgraph.engines.race import Race as _Race
 
     calls = []
     slow_trials = [3]

@@ -415,13 +415,14 @@ def test_results_that_are_views_of_other_results_are_views_not_copies():
 def sharing(threads: int = 3):
     """Steps of every size above 1,000 elements compiled as functions
     ``threads`` threads share (``graph_threads``), however many cores
-    this machine has."""
-    old = whole_step.THREADED_ELEMENTS, whole_step.threads
+    this machine has, and always run so (not timed against one thread)."""
+    old = whole_step.THREADED_ELEMENTS, whole_step.threads, whole_step.Race
     whole_step.THREADED_ELEMENTS, whole_step.threads = 1000, lambda: threads
+    whole_step.Race = lambda shared, serial: shared
     try:
         yield
     finally:
-        whole_step.THREADED_ELEMENTS, whole_step.threads = old
+        whole_step.THREADED_ELEMENTS, whole_step.threads, whole_step.Race = old
 
 
 @settings(max_examples=examples(8), deadline=None)

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import math
 import operator
-from math import inf
 import sys
 import threading
-import time
 from collections import OrderedDict
 
 import numpy as np
@@ -34,6 +32,7 @@ from ..symbol import Known, Node, _set_pins, data_pins, handle_of, known_value, 
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program, node_failed
+from .race import Race
 from .read_through import read_through
 
 #: steps with an array of at least this many elements are optimised when the
@@ -48,7 +47,7 @@ PROGRAM_CACHE_SIZE = 512
 #: the first hit, the eager bench compiled 256 structures in its first four small programs)
 WHOLE_AFTER_HITS = 6
 #: steps up to this many elements run compiled whole once they can (measured faster than the programs
-#: at every size up to it); larger ones race the optimised program (``_Race``)
+#: at every size up to it); larger ones race the optimised program (``race.Race``)
 WHOLE_SURE_ELEMENTS = 1 << 16
 
 
@@ -71,11 +70,11 @@ class Step:
         # What the step computes, found by one pass down from the roots (a node's inputs pushed once, not
         # an edge at a time), then put in the order the nodes were made (``born``): a node is always made
         # after its inputs, so that order computes inputs first, and it is the same for every step of the
-        # same code (2 -> 1 us a node: a walk was a quarter of a 16,384-element step).
+        # same code (2 -> 1 us a node: a walk was a quarter of a 16,384-element step).  Given values and
+        # literals are numbered where first read.
         seen: set = set()
         above: list[Node] = []
         given: list[Node] = []
-        lit_nodes: list[Node] = []
         stack = list(roots)
         while stack:
             node = stack.pop()
@@ -83,8 +82,7 @@ class Step:
                 continue
             seen.add(id(node))
             op = node.op
-            if op == "literal":
-                lit_nodes.append(node)
+            if op == "literal":  # (numbered where first read, below)
                 continue
             k = node._known
             k = k() if k is not None else None
@@ -97,27 +95,32 @@ class Step:
             above.append(node)
             stack.extend(node.inputs)
         index: dict[int, object] = {}
-        inputs: list[Node] = []
-        values: list = []
-        shape_key: list = []
-        if len(given) > 1:
-            given.sort(key=_born)
+        data: dict[int, object] = {}  # id(given node) -> its value
         for node in given:
             k = node._known
             k = k() if k is not None else None
             value = k.value if k is not None and k.engine is engine else _data(engine, node)
             if value is None:  # a small constant: part of the structure, computed by the step
                 above.append(node)
-                continue
-            index[id(node)] = -1 - len(inputs)
-            inputs.append(node)
-            values.append(value)
-            shape_key.append(("in", node.shape, node.dtype))
-        if len(lit_nodes) > 1:
-            lit_nodes.sort(key=_born)
-        for j, node in enumerate(lit_nodes):
-            index[id(node)] = ("lit", j)
+            else:
+                data[id(node)] = value
         above.sort(key=_born)
+        inputs: list[Node] = []
+        values: list = []
+        lits: list[Node] = []
+        shape_key: list = []
+
+        def number(j: Node):  # a given value or a literal, numbered where first read (not as made: a cached
+            if id(j) in data:  # literal or operand was made whenever its content first came)
+                index[id(j)] = -1 - len(inputs)
+                inputs.append(j)
+                values.append(data[id(j)])
+                shape_key.append(("in", j.shape, j.dtype))
+            else:
+                index[id(j)] = ("lit", len(lits))
+                lits.append(j)
+            return index[id(j)]
+
         elements = 0
         held = []  # the nodes a live lazy array points at (handle_of, written out)
         for k, node in enumerate(above):
@@ -126,15 +129,19 @@ class Step:
             size = math.prod(shape)
             if size > elements:
                 elements = size
-            ins = node.inputs  # (one or two inputs written out: a list comprehension's frame is 0.3 us)
-            at = ((index[id(ins[0])],) if len(ins) == 1 else (index[id(ins[0])], index[id(ins[1])])
-                  if len(ins) == 2 else tuple([index[id(j)] for j in ins]))
-            shape_key.append((node.op, node._cparams, at, shape, node.dtype, node.weak))
+            at = []
+            for j in node.inputs:
+                i = index.get(id(j))
+                at.append(number(j) if i is None else i)
+            shape_key.append((node.op, node._cparams, tuple(at), shape, node.dtype, node.weak))
             h = node._handle
             t = h() if h is not None else None
             if t is not None and t._node is node and not node.weak:
                 held.append(k)
-        order = above
+        for r in roots:  # a root read by nothing computed: given or a literal itself
+            if id(r) not in index:
+                number(r)
+        lit_nodes, order = lits, above
         roots_at = [index[id(r)] for r in roots]
         outputs = list(dict.fromkeys([*(r for r in roots_at if type(r) is int and r >= 0), *held]))
         lit_values = [n.params[0][1].value for n in lit_nodes]
@@ -353,7 +360,7 @@ class _Entry:
         self.seen: dict = {}  # literal values -> runs so far
         self.optimised: dict = {}  # literal values -> StepProgram
         self.whole = None
-        self.races: dict = {}  # literal values -> _Race (the whole step against the optimised program)
+        self.races: dict = {}  # literal values -> Race (the whole step against the optimised program)
 
 
 class _Whole:
@@ -367,42 +374,6 @@ class _Whole:
     def __call__(self, values: list) -> list:
         got = self.native(values)
         return got if got is not None else self.fallback(values)
-
-
-class _Race:
-    """Two programs for one large step, timed on their first calls, the
-    faster kept: a step compiled whole may run on one thread or several,
-    the optimised program's fused kernels on several, and which wins
-    depends on the step (measured at 262,144 elements: gray_scott's rolls
-    1.6 against 2.6 ms, adam's arithmetic 4.1 against 3.3).  The one not
-    kept runs again every ``RECHECK`` calls, so a trial slowed by other work
-    on the machine (a compile in the background takes a core) is not
-    final: the best time of each decides (the eager bench's gray_scott had
-    kept the optimised program, 2.2 against 1.0 ms a step)."""
-
-    __slots__ = ("a", "b", "best", "runs", "winner", "calls")
-    TRIALS = 3  # timed calls of each (the best counts: a first call pays for fresh memory)
-    RECHECK = 32
-
-    def __init__(self, a, b):
-        self.a, self.b, self.winner, self.calls = a, b, None, 0
-        self.best, self.runs = [inf, inf], [0, 0]
-
-    def __call__(self, values: list) -> list:
-        self.calls += 1
-        if self.winner is not None and self.calls % self.RECHECK:
-            return self.winner(values)
-        if self.winner is None:
-            k = 0 if self.runs[0] <= self.runs[1] else 1
-        else:
-            k = 1 if self.winner is self.a else 0  # the other one, again
-        t0 = time.perf_counter()
-        out = (self.a, self.b)[k](values)
-        self.best[k] = min(self.best[k], time.perf_counter() - t0)
-        self.runs[k] += 1
-        if min(self.runs) >= self.TRIALS:
-            self.winner = self.a if self.best[0] <= self.best[1] else self.b
-        return out
 
 
 def _whole_graph(step: Step) -> Graph | None:
@@ -460,7 +431,7 @@ class ProgramCache:
                 return fast
             race = entry.races.get(lits)
             if race is None or race.b is not fast:
-                race = entry.races[lits] = _Race(whole, fast)
+                race = entry.races[lits] = Race(whole, fast)
             return race
         runs = entry.seen[lits] = entry.seen.get(lits, 0) + 1
         if runs >= 2:  # the same step, the same scalars, a third time: worth optimising

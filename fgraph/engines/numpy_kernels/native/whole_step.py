@@ -23,6 +23,7 @@ import numpy as np
 
 from ....graph import Graph
 from ....ops.indexing_kernels import basic_index
+from ...race import Race
 from .codegen import Unsupported
 from .compiler import STATS, build
 from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
@@ -73,7 +74,7 @@ class NativeStep:
         # a step of large arrays as a function every thread of a call runs (graph_threads.py)
         self.shared, self.n_ctl = threaded(self.code, "FG_NAME_shared") if shared else (None, 0)
         self.source = "\n".join([sources(*codes), *drivers, self.shared or ""])
-        self.fn = self.quiet_fn = self.shared_fn = None
+        self.fn = self.quiet_fn = self.shared_fn = self._how = None
         self._spare = [[] for _ in self.outputs]  # results handed out before, per output (``_result``)
 
     def bind(self, lib, name: str) -> "NativeStep":
@@ -82,6 +83,7 @@ class NativeStep:
         self.quiet_fn = _entry(lib, name + "_quiet") if self.quiet else None
         if self.shared is not None:
             self.shared_fn = _entry(lib, name + "_shared")
+            self._how = Race(self._shared, self._serial)
         return self
 
     def __call__(self, values: list) -> list | None:
@@ -107,19 +109,9 @@ class NativeStep:
         flags = ctypes.c_int64(0)
         args = (pointers(arrays), pointers(consts), pointers(outs), ws_at, ctypes.byref(flags))
         if self.shared_fn is not None:
-            ctl = np.zeros(self.n_ctl, np.int64)
-            shared = args[:4] + (address(ctl),)
-            helpers = threads() - 1
-            pool = worker_pool(helpers)
-            # A helper that starts after the work is all done reads only ctl, the pointer arrays and the
-            # one-value inputs its locals load: it holds those.  (Holding the results or the large inputs
-            # would keep this step's buffers from the next call's reuse: fresh pages every step.)
-            keep = (ctl, shared, [a for a in arrays + consts if a.size == 1])
-            for _ in range(helpers):
-                pool.submit(_run, self.shared_fn, shared, keep)
-            self.shared_fn(*shared)
-            flags.value = int(ctl[0])
-            STATS["shared_steps"] += 1
+            # one thread or all: timed, the faster kept (a helper held up by other work on the machine
+            # holds up the call; the serial run is checked again now and then)
+            self._how((args, [a for a in arrays + consts if a.size == 1], flags))
         else:
             self.fn(*args)
         if flags.value & INVALID and self.quiet_fn is not None and numpy_reports(flags.value):
@@ -134,6 +126,26 @@ class NativeStep:
         for j, (from_input, k, key) in self.views.items():
             results[j] = basic_index(arrays[k] if from_input else results[k], key)
         return results
+
+    def _serial(self, call) -> None:
+        self.fn(*call[0])
+
+    def _shared(self, call) -> None:
+        """The call run by this thread and ``threads() - 1`` helpers."""
+        args, ones, flags = call
+        ctl = np.zeros(self.n_ctl, np.int64)
+        shared = args[:4] + (address(ctl),)
+        helpers = threads() - 1
+        pool = worker_pool(helpers)
+        # A helper that starts after the work is all done reads only ctl, the pointer arrays and the
+        # one-value inputs its locals load: it holds those.  (Holding the results or the large inputs
+        # would keep this step's buffers from the next call's reuse: fresh pages every step.)
+        keep = (ctl, shared, ones)
+        for _ in range(helpers):
+            pool.submit(_run, self.shared_fn, shared, keep)
+        self.shared_fn(*shared)
+        flags.value = int(ctl[0])
+        STATS["shared_steps"] += 1
 
     def _result(self, j: int) -> np.ndarray:
         """A buffer for result ``j``: one this step handed out before that
