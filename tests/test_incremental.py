@@ -676,3 +676,33 @@ def test_a_loop_holding_several_pending_arrays_keeps_one_step_structure():
     got, _ = adam_rosenbrock(fnp, 5000, 40, seed=3)
     np.testing.assert_array_equal(np.asarray(got), want)
     assert len(ENGINE.programs) <= 2  # the first step (x from linspace), then the loop's
+
+
+def test_a_race_drops_a_program_that_became_slow():
+    """Only each program's latest runs count: one kept while it was fast
+    (a step shared among threads on an idle machine) is dropped once it
+    runs slower than the other (another program took a core)."""
+    import time
+
+    from fgraph.engines.race import Race
+
+    calls = []
+
+    def shared(values):
+        calls.append("shared")
+        time.sleep(0.0 if len(calls) < 12 else 0.004)
+        return values
+
+    def serial(values):
+        calls.append("serial")
+        time.sleep(0.002)
+        return values
+
+    race = Race(shared, serial)
+    for k in range(12):
+        race(k)
+    assert race.winner is shared
+    for k in range(2 * Race.RECHECK):
+        race(k)
+    assert race.winner is serial
+    assert calls[-Race.RECHECK // 2:].count("shared") <= 1
