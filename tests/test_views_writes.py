@@ -639,3 +639,24 @@ def test_contiguous_array_functions_alias_and_lay_out_as_numpy(fn, shape, view):
     assert (got.flags.c_contiguous, got.flags.f_contiguous, got.strides) == \
         (want.flags.c_contiguous, want.flags.f_contiguous, want.strides)
     assert got.tobytes("A") == want.tobytes("A")
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4", "i8", "u1", "?", "c16", "M8[ns]", "m8[s]", "U5", "S3", "V8", "f2",
+                                   ">f8", "O", [("a", "i4"), ("b", "f8")], ("i4", (2,))])
+def test_a_storage_shadow_is_numpy_s_as_strided_over_its_scratch(dtype):
+    """The shadow made through an array interface (faster than as_strided's
+    Python) has as_strided's dtype, shape, strides, address and flags."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from fgraph.shape import c_strides
+    from fgraph.views import Storage
+
+    st = Storage(fnp.zeros(3, dtype=np.float64).node)
+    st.scratch = np.zeros(1, np.dtype(dtype))
+    for shape in [(), (5,), (3, 4), (2, 0, 3)]:
+        for writeable in (True, False):
+            got = st.shadow(shape, writeable)
+            want = as_strided(st.scratch, shape, c_strides(shape, st.scratch.itemsize), writeable=writeable)
+            assert (got.dtype, got.shape, got.strides, got.flags.writeable) == \
+                (want.dtype, want.shape, want.strides, want.flags.writeable)
+            assert got.__array_interface__["data"][0] == want.__array_interface__["data"][0]
