@@ -11,6 +11,7 @@ module imports nothing above its layer.
 """
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import Any, Sequence
 
@@ -440,24 +441,20 @@ class Tensor:
 
 
 
-_ND_SCALARS: list = []
-
-
+@functools.cache
 def _numpy_refuses_nd_scalars() -> bool:
     """Whether the installed NumPy refuses ``int(a)`` for an ``a`` of one
     element and some axes (NumPy 2.4 raises TypeError; earlier versions
     warned and converted): fgraph follows the NumPy it runs with."""
-    if not _ND_SCALARS:
-        import warnings
+    import warnings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                int(np.ones(1, np.int64))
-                _ND_SCALARS.append(False)
-            except TypeError:
-                _ND_SCALARS.append(True)
-    return _ND_SCALARS[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            int(np.ones(1, np.int64))
+        except TypeError:
+            return True
+    return False
 
 
 #: ops whose 0-d results NumPy returns as 0-d arrays, not scalars (np.array(5),

@@ -289,8 +289,8 @@ class _Methods:
         """A new handle to the same value: later writes to either do not touch
         the other.  A 0-d array's copy is a 0-d array (written in place by
         ``+=``), a scalar's a scalar, as in NumPy."""
-        if not self.shape and type(self) is Tensor and not _numpy_scalar(self) and \
-                self.node.op not in _ZERO_D_ARRAY_OPS:  # (a 0-d view's node)
+        if not self.shape and type(self) is Tensor and self._storage is not None and \
+                self.node.op not in _ZERO_D_ARRAY_OPS:  # a 0-d view (a[..., 0]): its copy is a 0-d array
             return Tensor(make_node("reshape", [self.node], (("shape", ()),)), self.stack)
         return Tensor(self.node, self.stack)
 

@@ -206,7 +206,7 @@ def zero_d_array(t: Tensor) -> Tensor:
     of a value NumPy holds as a scalar (``s = a.sum()``) give a 0-d array,
     which prints as one and is written in place by ``+=`` (a scalar's ``+=``
     rebinds the name).  The same value, by a 0-d reshape."""
-    if t.ndim or (t.node.op in _ZERO_D_ARRAY_OPS and t.node.op != "slice"):  # (a 0-d slice: maybe a[i])
+    if t.ndim or t.node.op in _ZERO_D_ARRAY_OPS:
         return t
     return Tensor(make_node("reshape", [t.node], (("shape", ()),)), t.stack)
 
