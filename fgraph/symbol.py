@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import itertools
 import math
+import operator
 import struct
 import weakref
 from typing import Any, Iterable, Sequence
@@ -454,6 +455,7 @@ KEEPS_INPUTS = frozenset(("slice", "slice_axis", "reshape", "transpose", "matrix
                           "diagonal", "bitcast", "real", "imag", "advanced_index"))
 
 _serial = itertools.count().__next__  # Node.born
+born_order = operator.attrgetter("born")  # a sort key: nodes in the order they were made (inputs first)
 
 
 def _rooted(inputs: tuple) -> tuple | None:

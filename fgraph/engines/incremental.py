@@ -18,7 +18,6 @@ are fused away or dropped as soon as their last reader ran.
 from __future__ import annotations
 
 import math
-import operator
 import sys
 import threading
 from collections import OrderedDict
@@ -28,7 +27,7 @@ import numpy as np
 from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
-from ..symbol import Known, Node, _set_pins, data_pins, handle_of, known_value, make_node, next_id
+from ..symbol import Known, Node, _set_pins, born_order, data_pins, handle_of, known_value, make_node, next_id
 from ..tensor import placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program, node_failed
@@ -104,10 +103,10 @@ class Step:
                 above.append(node)
             else:
                 data[id(node)] = value
-        above.sort(key=_born)
+        above.sort(key=born_order)
         inputs: list[Node] = []
         values: list = []
-        lits: list[Node] = []
+        lit_nodes: list[Node] = []
         shape_key: list = []
 
         def number(j: Node):  # a given value or a literal, numbered where first read (not as made: a cached
@@ -117,8 +116,8 @@ class Step:
                 values.append(data[id(j)])
                 shape_key.append(("in", j.shape, j.dtype))
             else:
-                index[id(j)] = ("lit", len(lits))
-                lits.append(j)
+                index[id(j)] = ("lit", len(lit_nodes))
+                lit_nodes.append(j)
             return index[id(j)]
 
         elements = 0
@@ -141,7 +140,7 @@ class Step:
         for r in roots:  # a root read by nothing computed: given or a literal itself
             if id(r) not in index:
                 number(r)
-        lit_nodes, order = lits, above
+        order = above
         roots_at = [index[id(r)] for r in roots]
         outputs = list(dict.fromkeys([*(r for r in roots_at if type(r) is int and r >= 0), *held]))
         lit_values = [n.params[0][1].value for n in lit_nodes]
@@ -506,8 +505,6 @@ def evaluate_step(roots, engine) -> dict:
             _set_pins(node, None)
     return done
 
-
-_born = operator.attrgetter("born")
 
 #: engine -> its kernel table (by the engine object: ``kernel_attr`` is a property, 0.05 us a look-up)
 _KERNELS: dict = {}

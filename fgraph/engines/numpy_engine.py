@@ -11,8 +11,6 @@ this class with ``CupyDevice``).
 """
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from ..cache import ResultCache
@@ -21,13 +19,11 @@ from ..devices.base import current
 from ..errors import FgraphError
 from ..eager import pending_arrays
 from ..registry import kernel_attrs
-from ..symbol import error_at, known_value
+from ..symbol import born_order, error_at, known_value
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
 from .incremental import ProgramCache, evaluate_step
 from .numpy_kernels.native.whole_step import native_step
-
-_born = operator.attrgetter("born")
 
 #: results of at most this many elements are memoised by structural key too
 SMALL_RESULT = 64
@@ -108,7 +104,7 @@ class ArrayEngine:
             pending = pending_arrays(self.name)  # what NumPy would have computed by now
             # in the order they were made: the pending table's order follows freed arrays' reused ids, and a
             # step's structure (its program's key) depends on the order of its roots (adam's step had 4 keys)
-            extra = sorted([n for _, n in pending if id(n) not in values], key=_born)
+            extra = sorted([n for _, n in pending if id(n) not in values], key=born_order)
             try:
                 done = self._step(todo + extra)
             except Exception:
