@@ -117,19 +117,34 @@ def _small(node: Node, stack: _stack.Stack) -> bool:
     return stack.engine == "numpy" and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS
 
 
-def _first_compute(node: Node, engine, max_elements: int):
-    """``_compute`` until its first call: binds the engines' ``compute_now``
-    and the host engine, late (the engines sit above this layer; the engine
-    object itself comes through the stack), so settle calls it with no test
-    or extra frame of its own."""
-    global _compute, _engine
-    from .engines.incremental import compute_now
+def _bind() -> None:
+    """Bind the engines' ``compute_now`` and ``tensor_now`` and the host
+    engine, late (the engines sit above this layer; the engine object itself
+    comes through the stack): ``_compute`` and ``made_now`` are then those
+    functions themselves, called with no test or extra frame of ours."""
+    global _compute, _engine, made_now
+    from .engines.incremental import compute_now, tensor_now
 
-    _compute, _engine = compute_now, host_engine()
+    _compute, made_now, _engine = compute_now, tensor_now, host_engine()
+
+
+def _first_compute(node: Node, engine, max_elements: int):
+    """``_compute`` until its first call (see ``_bind``)."""
+    _bind()
     return _compute(node, _engine, max_elements)
 
 
-_compute = _first_compute  # compute_now(node, engine, max_elements), once bound
+def _first_made(node: Node, stack: _stack.Stack):
+    """``made_now`` until its first call (see ``_bind``)."""
+    _bind()
+    return made_now(node, stack)
+
+
+#: compute_now(node, engine, max_elements), once bound
+_compute = _first_compute
+#: ``Tensor(node, stack)`` for a node an op's fast path just made, its value computed at once where settle
+#: would, with fewer steps (``engines.incremental.tensor_now``, once bound: callers read ``eager.made_now``)
+made_now = _first_made
 _engine = None  # the host engine, once bound
 
 

@@ -23,7 +23,8 @@ from .array_api import unsupported_dtype
 from .errors import DTypeError, FgraphError, ShapeError, also, user_location
 from .shape import PY_SCALAR_DTYPES, as_shape, broadcasts_to, defop
 from .eager import host_engine, settle, small_value
-from .symbol import CONTENT_KEY_BYTES, Const, Node, Scalar, const_node, error_at, exact_key, make_node, next_id
+from .symbol import (CONTENT_KEY_BYTES, Const, Node, Scalar, _set_handle, const_node, error_at, exact_key, make_node,
+                     next_id)
 
 # ---------------------------------------------------------------- leaf ops
 
@@ -439,6 +440,23 @@ class Tensor:
         """A new handle to the same value: later writes to either do not touch the other."""
         return Tensor(self.node, self.stack)
 
+
+_new_tensor = object.__new__
+
+
+def holding(node: Node, stack: _stack.Stack, known) -> Tensor:
+    """``Tensor(node, stack)`` for a node just made whose value its maker
+    computed already (``known``, its Known): the array keeps the value and is
+    the node's handle, as settle would leave it, without settle's tests
+    (``incremental.tensor_now``).  The slots set here are Tensor.__init__'s."""
+    t = _new_tensor(Tensor)
+    t._node = node
+    t.stack = stack
+    t._storage = t._steps = t._base = t._shadow = None
+    t._version = 0
+    t._keep = known
+    _set_handle(node, weakref.ref(t))
+    return t
 
 
 @functools.cache

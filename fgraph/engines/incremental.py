@@ -28,7 +28,9 @@ from ..errors import FgraphError, format_location
 from ..graph import Graph
 from ..optimiser import USER_RULES, optimise
 from ..symbol import Known, Node, _set_pins, born_order, data_pins, handle_of, known_value, make_node, next_id
-from ..tensor import placeholder_node
+from .. import eager as _eager
+from ..eager import COMPUTE_NOW_ELEMENTS
+from ..tensor import Tensor, holding, placeholder_node
 from ..registry import attr_table, kernel_attrs
 from .program import Program, node_failed
 from .race import Race
@@ -576,7 +578,39 @@ def compute_now(node: Node, engine, max_elements: int, max_nodes: int = 64) -> "
     return _known_now(node, value, engine)
 
 
+def tensor_now(node: Node, stack) -> Tensor:
+    """``Tensor(node, stack)`` for a node an op's fast path just made (its
+    inputs arrays or literals): its value computed here when settle would
+    compute it (on the NumPy engine, small, every input at hand), by
+    compute_now's first branch without the look-ups and tests settle and
+    compute_now make for any node (``a - b`` on 128 elements: 4.35 -> 4.1
+    us; ``a[1:, :]`` on 400: 7.3 -> 6.85).  Anything else goes through
+    ``Tensor(node, stack)``."""
+    if stack.engine == "numpy" and node.concrete and math.prod(node.shape) <= COMPUTE_NOW_ELEMENTS:
+        engine = _eager._engine  # the host engine, as settle's (None until settle first computed a value)
+        kernel = _KERNELS.get(engine, _NO_KERNELS).get(node.op)
+        if kernel is not None:
+            args = []
+            for i in node.inputs:
+                k = i._known
+                k = k() if k is not None else None
+                value = k.value if k is not None and k.engine is engine else _at_hand(i, engine)
+                if value is _MISSING:
+                    return Tensor(node, stack)
+                args.append(value)
+            params = node.params
+            try:
+                value = engine._result(kernel(*args, **dict(params)) if params else kernel(*args), node)
+            except FloatingPointError as e:
+                raise _failed_now(node, e) from None
+            except Exception:  # raised where the value is asked for (settle leaves it pending)
+                return Tensor(node, stack)
+            return holding(node, stack, _known_now(node, value, engine))
+    return Tensor(node, stack)
+
+
 _MISSING = object()
+_NO_KERNELS: dict = {}
 
 
 def _failed_now(node: Node, e: Exception) -> Exception:
@@ -626,4 +660,4 @@ def _data(engine, node: Node):
     return engine._input_value(node)
 
 
-__all__ = ["Step", "StepProgram", "ProgramCache", "evaluate_step", "compute_now", "known_value"]
+__all__ = ["Step", "StepProgram", "ProgramCache", "evaluate_step", "compute_now", "tensor_now", "known_value"]

@@ -9,9 +9,10 @@ import operator
 
 import numpy as np
 
+from .. import eager as _eager
 from ..errors import FgraphError, ShapeError, user_location
 from ..tensor import Tensor
-from ..symbol import Node, error_at
+from ..symbol import Node, error_at, new_node
 
 
 def namespace():
@@ -138,7 +139,7 @@ def replay(recipe: tuple, x: Node, stack, skip: int = 3) -> Tensor:
     where = user_location(skip)
     if len(recipe) == 1:  # the common case (a slice, a reshape): its inputs can only be x
         op, params, ins, shape, dtype = recipe[0]
-        return Tensor(Node(op, params, (x,) * len(ins), shape, dtype, False, None, where), stack)
+        return _eager.made_now(new_node(Node, op, params, (x,) * len(ins), shape, dtype, False, None, where), stack)
     nodes = [x]
     for op, params, ins, shape, dtype in recipe:
         nodes.append(Node(op, params, tuple([nodes[i] for i in ins]), shape, dtype, False, None, where))

@@ -21,6 +21,7 @@ import operator
 
 import numpy as np
 
+from .. import eager as _eager
 from ..array_api import canonical_dtype
 from ..errors import DTypeError, FgraphError, user_location
 from ..tensor import Tensor, apply, lift, literal_node, operand_node, stack_of
@@ -339,7 +340,8 @@ def _unary_fast(name: str, general):
             n = x._node if x._steps is None else x.node
             hit = known.get((n.shape, n.dtype, n.weak))
             if hit is not None:
-                return Tensor(new_node(Node, name, (), (n,), hit[0], hit[1], False, None, user_location(3)), x.stack)
+                return _eager.made_now(new_node(Node, name, (), (n,), hit[0], hit[1], False, None, user_location(3)),
+                                       x.stack)
             result = general(x)
             r = result.node
             if r.op == name and r.inputs == (n,) and not n.weak:
@@ -365,21 +367,21 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                     key = (nx.shape, nx.dtype, nx.weak, ny.shape, ny.dtype, ny.weak)
                     hit = known.get(key)
                     if hit is not None:
-                        return Tensor(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
-                                               user_location(3)), x.stack)
+                        return _eager.made_now(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
+                                                        user_location(3)), x.stack)
                 elif ty in _SCALARS:
                     key = (nx.shape, nx.dtype, nx.weak, ty)
                     hit = known.get(key)
                     if hit is not None and (hit[2] is None or hit[2] <= y <= hit[3]):
-                        return Tensor(new_node(Node, name, (), (nx, literal_node(y)), hit[0], hit[1], False, None,
-                                               user_location(3)), x.stack)
+                        return _eager.made_now(new_node(Node, name, (), (nx, literal_node(y)), hit[0], hit[1],
+                                                        False, None, user_location(3)), x.stack)
                 elif ty is np.ndarray and y.dtype.kind in _NUMERIC:  # t - b with NumPy's b: a constant, as lifted
                     ny = operand_node(y)
                     key = (nx.shape, nx.dtype, nx.weak, ny.shape, ny.dtype, False)
                     hit = known.get(key)
                     if hit is not None:
-                        return Tensor(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
-                                               user_location(3)), x.stack)
+                        return _eager.made_now(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
+                                                        user_location(3)), x.stack)
                 else:
                     return general(x, y)
             elif ty is Tensor and tx in _SCALARS:
@@ -387,15 +389,15 @@ def _binary_fast(name: str, ufunc: np.ufunc, general):
                 key = (tx, ny.shape, ny.dtype, ny.weak)
                 hit = known.get(key)
                 if hit is not None and (hit[2] is None or hit[2] <= x <= hit[3]):
-                    return Tensor(new_node(Node, name, (), (literal_node(x), ny), hit[0], hit[1], False, None,
-                                           user_location(3)), y.stack)
+                    return _eager.made_now(new_node(Node, name, (), (literal_node(x), ny), hit[0], hit[1], False,
+                                                    None, user_location(3)), y.stack)
             elif ty is Tensor and tx is np.ndarray and x.dtype.kind in _NUMERIC:  # b - t (NumPy defers to us)
                 nx, ny = operand_node(x), y._node if y._steps is None else y.node
                 key = (nx.shape, nx.dtype, False, ny.shape, ny.dtype, ny.weak)
                 hit = known.get(key)
                 if hit is not None:
-                    return Tensor(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
-                                           user_location(3)), y.stack)
+                    return _eager.made_now(new_node(Node, name, (), (nx, ny), hit[0], hit[1], False, None,
+                                                    user_location(3)), y.stack)
             else:
                 return general(x, y)
             result = general(x, y)

@@ -20,6 +20,7 @@ import operator as _operator
 
 import numpy as np
 
+from .. import eager as _eager
 from ..errors import DTypeError, FgraphError, IndexingError, ShapeError, user_location
 from ..tensor import Tensor, apply, constant_node, lift, stack_of
 from ..opdef import no_gradient
@@ -259,8 +260,8 @@ def getitem(x, key):
         # one element (x[i, j], a new (i, j) each time in a loop over cells): its slice node made at once,
         # not a recipe remembered per key (every key new: 13 -> 5 us)
         k = tuple([e + n if e < 0 else e for e, n in zip(k, shape)])
-        return Tensor(new_node(Node, "slice", (("key", k),), (node,), (), node.dtype, False, None,
-                               user_location(2)), x.stack)
+        return _eager.made_now(new_node(Node, "slice", (("key", k),), (node,), (), node.dtype, False, None,
+                                        user_location(2)), x.stack)
     return remembered(_basic, (node.shape, node.dtype, node.weak, k), node, x.stack, x, _getitem, x, key)
 
 
