@@ -125,6 +125,23 @@ def test_a_python_int_that_does_not_fit_raises_as_numpy_does():
         program(fnp, 0.0, 2 ** 40)
 
 
+def test_python_scalars_of_every_kind_changing_every_step_equal_numpy():
+    """A step's bool, int and float scalars (packed into its call's table
+    beside the pointers) are read as NumPy reads them, whatever their
+    values, negative and large ones included."""
+    def program(xp, shift):
+        x = xp.asarray(np.linspace(-3.0, 3.0 + shift, 5000))
+        k = xp.asarray(np.arange(5000, dtype=np.int64))
+        got = []
+        for t in range(1, 9):
+            flag = t % 3 == 0
+            x = xp.where(x > 0.5 * t - 2, x * (1.0 - 0.1 ** t), x + flag) - 1e-3 * t
+            k = ((k * (t - 4) + (-(2 ** 40) if t % 2 else 2 ** 33)) & 1023) + flag
+            got.append((float(x.sum()), int(k.max())))
+        return np.asarray(x) + np.asarray(k), got
+    runs_natively_as_numpy(program)
+
+
 def test_floating_point_warnings_as_numpy_gives_them():
     def program(xp, shift):
         x = xp.asarray(np.linspace(-1.0, 1.0 + shift, 5001))

@@ -17,6 +17,7 @@ raise on (the interpreter does exactly that).
 from __future__ import annotations
 
 import ctypes
+import struct
 import sys
 
 import numpy as np
@@ -28,7 +29,7 @@ from .codegen import Unsupported
 from .compiler import STATS, build
 from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
 from .graph_threads import threaded
-from .runtime import INVALID, address, background, enabled, numpy_reports, pointers, started, threads, worker_pool
+from .runtime import INVALID, address, background, enabled, numpy_reports, started, threads, worker_pool
 
 _DRIVER = """
 int FG_NAMEGRAPH(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
@@ -49,6 +50,14 @@ MAX_STEPS = 1024
 THREADED_ELEMENTS = 1 << 17
 _started = [0]
 _SCALAR = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+#: a Python scalar's struct code for the dtype it is compiled as (NativeStep._table), padded to 8 bytes
+_PACK = {"b1": "?7x", "i8": "q", "f8": "d"}
+
+
+def _int_range(codes) -> tuple:
+    """The Python ints that fit every dtype of ``codes`` (NumPy casts a weak int to each)."""
+    infos = [np.iinfo(np.dtype(code)) for code in codes]
+    return max(int(i.min) for i in infos), min(int(i.max) for i in infos)
 
 
 class NativeStep:
@@ -76,6 +85,19 @@ class NativeStep:
         self.source = "\n".join([sources(*codes), *drivers, self.shared or ""])
         self.fn = self.quiet_fn = self.shared_fn = self._how = None
         self._spare = [[] for _ in self.outputs]  # results handed out before, per output (``_result``)
+        # One table per call holds the pointers of in, k and out, then the Python scalars themselves,
+        # packed by one struct call, 8 bytes each (a 0-d array made for each and its address read: 0.6 us a
+        # scalar, 7 of Adam's 13-scalar step's 20 us of glue)
+        self._weak = [j for j, (_, _, weak) in enumerate(self.inputs) if weak]
+        codes = [f"{self.inputs[j][1].kind}{self.inputs[j][1].itemsize}" for j in self._weak]
+        if any(c not in _PACK for c in codes):
+            raise Unsupported(f"a Python scalar held as {codes}")
+        self._pack = "=" + "".join(_PACK[c] for c in codes)
+        self._weak_types = None  # the Python types of the scalars last checked (they rarely change)
+        self._int_limits = [(j, *_int_range(codes)) for j, codes in self.code.weak_ints.items()]
+        n_ptrs = len(self.inputs) + len(self.code.constants) + len(self.outputs)
+        self._table = ctypes.c_int64 * (n_ptrs + len(self._weak))
+        self._n_ptrs = n_ptrs
 
     def bind(self, lib, name: str) -> "NativeStep":
         self.lib = lib
@@ -87,31 +109,46 @@ class NativeStep:
         return self
 
     def __call__(self, values: list) -> list | None:
-        arrays = []
-        for j, (v, (shape, dtype, weak)) in enumerate(zip(values, self.inputs)):
-            if weak:  # a Python scalar: as NumPy would hold it, if it fits where it goes
-                t = type(v)
-                if t not in _SCALAR or _SCALAR[t].kind != dtype.kind:
+        scalars = [values[j] for j in self._weak]
+        if self._weak_types != (types := tuple(map(type, scalars))):
+            # a Python scalar of the kind compiled (as NumPy would hold it), or the interpreter runs
+            for j, t in zip(self._weak, types):
+                if t not in _SCALAR or _SCALAR[t].kind != self.inputs[j][1].kind:
                     return None
-                for code in self.code.weak_ints.get(j, ()):
-                    info = np.iinfo(np.dtype(code))
-                    if not info.min <= v <= info.max:
-                        return None
-                arrays.append(np.array(v, dtype))
-                continue
-            a = operand(v, shape, dtype, j in self.code.c_inputs)
-            if a is None:
+            self._weak_types = types
+        for j, low, high in self._int_limits:  # a Python int must fit where NumPy casts it
+            if not low <= values[j] <= high:
                 return None
-            arrays.append(a)
+        arrays = [None] * len(values)
+        c_inputs = self.code.c_inputs
+        for j, (v, (shape, dtype, weak)) in enumerate(zip(values, self.inputs)):
+            if not weak:
+                a = arrays[j] = operand(v, shape, dtype, j in c_inputs)
+                if a is None:
+                    return None
         outs = [self._result(j) for j in range(len(self.outputs))]
         ws, ws_at = workspace(self.code.workspace)
         consts = constant_arrays(self.code)  # (held through the call: a copy made there has no other owner)
+        table = self._table()
+        at = ctypes.addressof(table)
+        n_in, n_ptrs = len(values), self._n_ptrs
+        slot = at + 8 * n_ptrs  # the scalars' slots, after the pointers
+        for j in self._weak:
+            arrays[j] = slot
+            slot += 8
+        table[:n_ptrs] = [a if type(a) is int else address(a) for a in arrays + consts + outs]
+        if scalars:
+            try:
+                struct.pack_into(self._pack, table, 8 * n_ptrs, *scalars)
+            except (struct.error, OverflowError):  # an int past int64: the interpreter raises NumPy's error
+                return None
         flags = ctypes.c_int64(0)
-        args = (pointers(arrays), pointers(consts), pointers(outs), ws_at, ctypes.byref(flags))
+        args = (at, at + 8 * n_in, at + 8 * (n_ptrs - len(outs)), ws_at, ctypes.byref(flags))
         if self.shared_fn is not None:
             # one thread or all: timed, the faster kept (a helper held up by other work on the machine
             # holds up the call; the serial run is checked again now and then)
-            self._how((args, [a for a in arrays + consts if a.size == 1], flags))
+            self._how((args, (table, [a for a in consts if a.size == 1],
+                              [a for a in arrays if type(a) is not int and a.size == 1]), flags))
         else:
             self.fn(*args)
         if flags.value & INVALID and self.quiet_fn is not None and numpy_reports(flags.value):
@@ -137,10 +174,10 @@ class NativeStep:
         shared = args[:4] + (address(ctl),)
         helpers = threads() - 1
         pool = worker_pool(helpers)
-        # A helper that starts after the work is all done reads only ctl, the pointer arrays and the
-        # one-value inputs its locals load: it holds those.  (Holding the results or the large inputs
-        # would keep this step's buffers from the next call's reuse: fresh pages every step.)
-        keep = (ctl, shared, ones)
+        # A helper that starts after the work is all done reads only ctl, the pointer table (the scalars
+        # in it) and the one-value inputs its locals load: it holds those.  (Holding the results or the
+        # large inputs would keep this step's buffers from the next call's reuse: fresh pages every step.)
+        keep = (ctl, ones)
         for _ in range(helpers):
             pool.submit(_run, self.shared_fn, shared, keep)
         self.shared_fn(*shared)
