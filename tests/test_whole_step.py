@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import fgraph
 import fgraph.numpy as fnp
@@ -247,6 +247,51 @@ def test_writes_into_values_nothing_reads_again_equal_numpy():
             x = update(x)
             fetched.append(float(x.sum()))
         return np.asarray(x), fetched
+    runs_natively_as_numpy(program)
+
+
+#: regions of a 40x40 array, in groups of one shape: a value of one may be written into another of its group
+_REGIONS = [[(slice(1, None), slice(None)), (slice(None, -1), slice(None))],
+            [(slice(None), slice(1, None)), (slice(None), slice(None, -1))],
+            [(slice(1, -1), slice(1, -1)), (slice(2, None), slice(1, -1)), (slice(None, -2), slice(1, -1))]]
+
+
+@settings(max_examples=examples(6), deadline=None)
+@given(writes=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 2), st.integers(0, 4)),
+                       min_size=1, max_size=5),
+       seed=st.integers(0, 2 ** 16))
+@example(writes=[(0, 1, 0, 2)], seed=1).via("another region of the target")
+@example(writes=[(2, 0, 0, 4)], seed=2).via("the same region, transposed")
+@example(writes=[(0, 0, 1, 0), (1, 1, 0, 1), (2, 0, 2, 3)], seed=3).via("each element where it is written")
+def test_region_writes_reading_their_own_region_or_another_equal_numpy(writes, seed):
+    """A write of a region whose value reads that same region of its
+    target, element for element (``g[1:] += f[:-1]``, ``g[1:] = g[1:] *
+    0.5 + f``), is done in the target's own storage; one that reads
+    another region of it (``g[1:] = g[:-1] + f``) or the same one at other
+    elements (``g[1:-1, 1:-1].T``) still reads the old values, as NumPy's
+    temporary does."""
+    f0 = np.random.default_rng(seed).normal(size=(40, 40))
+
+    def program(xp, shift):
+        f, fetched = xp.asarray(f0 + shift), []
+        for _ in range(4):
+            g = xp.zeros_like(f) + 1.0
+            for group, i, j, kind in writes:
+                regions = _REGIONS[group]
+                a, b = regions[i % len(regions)], regions[j % len(regions)]
+                if kind == 0:
+                    g[a] += f[b]
+                elif kind == 1:
+                    g[a] = g[a] * 0.5 + f[b]
+                elif kind == 2:
+                    g[a] = g[b] + f[a]
+                elif kind == 3:
+                    g[a] = xp.maximum(f[b], g[a]) * 2.0
+                elif group == 2:  # (a square region)
+                    g[a] = g[a].T * 0.5 + f[b]
+            f = f * 0.5 + g * 0.25
+            fetched.append(float(f.max()))  # (a float sum of transposed values is not native: NumPy's order)
+        return np.asarray(f), fetched
     runs_natively_as_numpy(program)
 
 
