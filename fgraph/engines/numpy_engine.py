@@ -22,6 +22,7 @@ from ..registry import kernel_attrs
 from ..symbol import born_order, error_at, known_value
 from . import numpy_kernels  # noqa: F401  (attaches the kernels)
 from .executable import Executable
+from .native_executable import NativeExecutable
 from .incremental import ProgramCache, evaluate_step
 from .numpy_kernels.native.whole_step import native_step
 
@@ -142,6 +143,7 @@ class NumpyEngine(ArrayEngine):
         super().__init__(HOST, cache_bytes)  # the host device kernels see when no engine made another current
 
     whole_step = staticmethod(native_step)  # small steps: one C function (numpy_kernels/native/whole_step.py)
+    executable = NativeExecutable  # a compiled stateless graph: one C function too, once compiled
 
     def _result(self, value, node):
         # (an ndarray of the node's dtype as it is, and setflags: no flags object made; 0.3 us of every small op)

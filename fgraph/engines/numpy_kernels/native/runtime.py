@@ -95,6 +95,24 @@ def background(key, make, wait: bool = True):
     return background(key, make, wait)
 
 
+def later(make) -> Future:
+    """``make()`` on the compiler thread, as :func:`background` makes its
+    code, but not remembered here: the caller holds the Future, so what it
+    makes goes with the caller (a compiled executable's graph, which may
+    hold large constants).  :func:`settle` waits for it too."""
+    global _compiler_pool
+    with _kernels_lock:
+        if _compiler_pool is None:
+            _compiler_pool = ThreadPoolExecutor(1, thread_name_prefix="fgraph-cc")
+        future = _compiler_pool.submit(_safely, make)
+        _later.add(future)
+    future.add_done_callback(_later.discard)
+    return future
+
+
+_later: set = set()  # the Futures of ``later`` not done yet
+
+
 def started(key) -> bool:
     """Whether :func:`background` has been asked for ``key`` (made, or being made)."""
     return key in _kernels
@@ -109,7 +127,7 @@ def forget_loops() -> None:
 
 def settle() -> None:
     """Wait for every compile under way (a benchmark times steady state)."""
-    for k in list(_kernels.values()):
+    for k in list(_kernels.values()) + list(_later):
         if isinstance(k, Future):
             k.result()
 
@@ -370,6 +388,7 @@ def _after_fork():
     for key, k in list(_kernels.items()):
         if isinstance(k, Future) and not k.done():
             del _kernels[key]
+    _later.clear()  # (their holders keep running the programs they have)
 
 
 if hasattr(os, "register_at_fork"):

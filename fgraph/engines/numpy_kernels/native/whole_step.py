@@ -29,7 +29,7 @@ from .codegen import Unsupported
 from .compiler import STATS, build
 from .graph_code import GraphCode, constant_arrays, declined, operand, sources, workspace
 from .graph_threads import threaded
-from .runtime import INVALID, address, background, enabled, numpy_reports, started, threads, worker_pool
+from .runtime import INVALID, address, background, enabled, later, numpy_reports, started, threads, worker_pool
 
 _DRIVER = """
 int FG_NAMEGRAPH(char *const *in, char *const *k, char *const *out, char *ws, int64_t *flags) {
@@ -254,6 +254,19 @@ def _make(graph, shared: bool) -> NativeStep | None:
         return None
     (built,) = build([step.source])
     return None if built is None else step.bind(*built)
+
+
+def native_graph(graph, elements: int):
+    """A Future of ``graph`` (stateless, over placeholders: a compiled
+    executable's) compiled whole (its NativeStep, or None: it cannot be), or
+    None where it will not be compiled: too large (the programs' threaded
+    kernels win), no compiler, or MAX_STEPS compiled already.  Not
+    remembered by key: the caller holds what it makes."""
+    if elements > MAX_VALUES or not enabled() or _started[0] >= MAX_STEPS:
+        return None
+    _started[0] += 1
+    shared = threads() > 1 and elements >= THREADED_ELEMENTS
+    return later(lambda: _make(graph, shared))
 
 
 def native_step(key, graph_of, elements: int):
