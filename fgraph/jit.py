@@ -18,7 +18,9 @@ def _is_array(x) -> bool:
 
 def jit(fn=None, *, engine: str = "numpy", optimise: bool = True):
     """Wrap ``fn`` (written with ``fgraph.numpy``) so that each call with
-    NumPy arrays runs a compiled graph, traced once per shapes and dtypes.
+    NumPy arrays runs a compiled graph, traced once per shapes and dtypes
+    (on the NumPy engine, once compiled whole, one C function:
+    ``engines.native_executable``).
 
     Array arguments (NumPy arrays and scalars) become placeholders; anything
     else (Python numbers, strings, tuples of them) is static and part of the
@@ -32,9 +34,19 @@ def jit(fn=None, *, engine: str = "numpy", optimise: bool = True):
     if fn is None:
         return functools.partial(jit, engine=engine, optimise=optimise)
     cache: dict = {}
+    # NumPy arrays as the only (positional) arguments, the common call: their shapes and dtypes -> the
+    # executable, found without flattening the arguments' tree (7 of a small call's 17 us)
+    plain: dict = {}
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
+        if not kwargs:
+            try:
+                exe = plain.get(tuple([(a.shape, a.dtype.str) if type(a) is np.ndarray else None for a in args]))
+            except TypeError:  # an unhashable shape (a subclass's): the general path
+                exe = None
+            if exe is not None:
+                return exe(*args)
         leaves, structure = flatten((args, kwargs), _is_array)
         if any(isinstance(x, Tensor) for x in leaves):
             return fn(*args, **kwargs)
@@ -44,6 +56,8 @@ def jit(fn=None, *, engine: str = "numpy", optimise: bool = True):
         exe = cache.get(key)
         if exe is None:
             exe = cache[key] = _trace(fn, leaves, arrays, structure, engine, optimise)
+            if not kwargs and all(type(a) is np.ndarray for a in args):
+                plain[tuple([(a.shape, a.dtype.str) for a in args])] = exe
         return exe(*[a for a in arrays if a is not None])
 
     wrapped.cache = cache
