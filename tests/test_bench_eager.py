@@ -9,8 +9,10 @@ into ``KNOWN_FAILURES`` (xfail, strict) until the bug is fixed.
 import numpy
 import pytest
 
+import fgraph
 import fgraph.numpy as fnp
 from fgraph.bench.eager import PROGRAMS, TINY, compare
+from fgraph.bench.eager_jit import JIT_PROGRAMS, _loop
 
 #: enough steps to reach each program's interesting part at the tiny size (BFS reaches
 #: the goal and walks the path back; k-means converges), a few otherwise
@@ -60,3 +62,13 @@ def test_compare_reports_every_difference():
     assert compare(a, a.ravel()).startswith("MISMATCH shape")
     assert compare(a, a.astype("float32")).startswith("MISMATCH dtype")
     assert compare(a, a + 1).startswith("MISMATCH values")
+
+
+@pytest.mark.parametrize("prog", JIT_PROGRAMS, ids=lambda p: p.name)
+def test_jit_steps_match_numpy(prog):
+    """The benchmark's steps under fgraph.jit give NumPy's states."""
+    start = prog.start(TINY, numpy.random.default_rng(1))
+    want, _ = _loop(prog, prog.step(numpy), list(start), 4)
+    got, _ = _loop(prog, fgraph.jit(prog.step(fnp)), list(start), 4)
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(g, w)

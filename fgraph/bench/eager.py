@@ -36,6 +36,7 @@ import fgraph.numpy as fnp
 
 from ..engines import incremental, numpy_engine
 from ..engines.numpy_kernels.native import settle
+from .eager_jit import jit_steps
 from .report import environment, save, table
 from .timing import peak_bytes
 
@@ -660,6 +661,7 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
     split = breakdown(quick)
     longs = long_runs(quick)
     micro = micro_costs(quick)
+    jitted = jit_steps(quick)
     for r in micro:
         r["ratio"] = r["fgraph_us"] / r["numpy_us"]
     imports = import_times()
@@ -688,11 +690,15 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
           "objects_held: objects the run leaves alive, for fgraph mostly the graph it keeps)")
     print(table(longs, ["loop", "steps", "numpy_us", "fgraph_us", "time_ratio", "fgraph_first_us", "fgraph_last_us",
                         "flatness", "numpy_objects_held", "fgraph_objects_held"]))
+    print("\nThe same steps under fgraph.jit (the loop's body one traced function, a value fetched every step; "
+          "microseconds a step, best of 3 runs after warm-up calls and the compile they started): what tracing the "
+          "step gives where eager style cannot pay (each NumPy call builds a node)")
+    print(table(jitted, ["program", "size", "steps", "numpy_us", "jit_us", "jit_ratio", "agree"]))
     print("\nMicro-costs (microseconds a call, best of 5 batches)")
     print(table(micro, ["operation", "numpy_us", "fgraph_us", "ratio"]))
     print("\nImport time in a fresh interpreter, less `python -c pass` (median of 5): "
           f"numpy {1e3 * imports['numpy_s']:.0f} ms, fgraph.numpy {1e3 * imports['fgraph.numpy_s']:.0f} ms "
           f"(interpreter start {1e3 * imports['python_start_s']:.0f} ms)")
     print("saved", save("eager", out, {"rows": rows, "micro_costs": micro, "breakdown": split, "long_runs": longs,
-                                       "import": imports, "quick": quick}))
-    return 1 if bad else 0
+                                       "jit_steps": jitted, "import": imports, "quick": quick}))
+    return 1 if bad or any(r["agree"] != "ok" for r in jitted) else 0
