@@ -101,9 +101,30 @@ def user_location(skip: int = 2) -> tuple[str, int] | None:
         except KeyError:
             lib = _is_library(fn)
         if not lib:
-            return (fn, f.f_lineno)
+            # one tuple a line, shared by every node made there: a loop's history holds thousands of nodes
+            # made on a few lines (56 of a node's ~470 bytes, plus the line number's int past 256)
+            line = f.f_lineno
+            try:
+                return _WHERE[fn][line]
+            except KeyError:
+                return _new_where(fn, line)
         f = f.f_back
     return None
+
+
+#: co_filename -> line -> its (filename, line) tuple (``user_location``)
+_WHERE: dict[str, dict[int, tuple]] = {}
+_WHERE_MAX = 1 << 16
+
+
+def _new_where(fn: str, line: int) -> tuple:
+    lines = _WHERE.get(fn)
+    if lines is None or len(lines) >= _WHERE_MAX:  # (code compiled at run time may name many lines)
+        if len(_WHERE) >= 4096:
+            _WHERE.clear()
+        lines = _WHERE[fn] = {}
+    where = lines[line] = (fn, line)
+    return where
 
 
 def user_stacklevel() -> int:

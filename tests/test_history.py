@@ -203,3 +203,17 @@ def test_a_graph_over_released_history_saves_and_loads():
         fgraph.save(fgraph.Graph(outputs=y), buf)
         loaded = fgraph.load(io.BytesIO(buf.getvalue()))
         assert float(fgraph.compile(loaded)()) == float(y)
+
+
+def test_nodes_made_on_one_line_share_its_location():
+    """A loop's history holds thousands of nodes made on a few lines: they
+    share one (file, line) tuple, which errors still name."""
+    x = fnp.asarray(np.linspace(0.1, 1.0, 5))
+    nodes = []
+    for _ in range(3):
+        x = x * 0.5 + 1.0
+        nodes.append(x.node)
+    assert nodes[0].where is nodes[1].where is nodes[2].where
+    assert nodes[0].where == (__file__, nodes[0].where[1])
+    with pytest.raises(fgraph.FgraphError, match=r"test_history\.py:\d+"):
+        fnp.reshape(x, (7,))
