@@ -111,3 +111,21 @@ def test_a_large_graph_times_the_c_function_against_the_program():
     for k in range(8):
         np.testing.assert_array_equal(f(a + k), np.sqrt(np.abs(a + k - 0.5)) * 3.0 + (a + k))
     assert type(exe._native).__name__ == "Race" and exe._native.winner is not None
+
+
+def test_feeds_are_checked_as_before_once_the_c_function_runs():
+    """Positional NumPy arrays of the placeholders' shapes and dtypes skip
+    the feed checks; anything else is checked, and refused, as before."""
+    x = fnp.placeholder((4,), "float64", name="x")
+    y = fnp.placeholder((4,), "float64", name="y")
+    exe = fgraph.compile(fgraph.Graph(outputs=x * y - 1.0, inputs=[x, y]))
+    a, b = np.arange(4.0), np.full(4, 2.0)
+    _, native = compiled_calls(exe, a, b)
+    assert native == 1
+    np.testing.assert_array_equal(exe(a, b), a * b - 1.0)
+    np.testing.assert_array_equal(exe(y=b, x=a), a * b - 1.0)
+    np.testing.assert_array_equal(exe([0.0, 1.0, 2.0, 3.0], b), a * b - 1.0)
+    with pytest.raises(fgraph.FgraphError, match="expects shape"):
+        exe(np.arange(5.0), b)
+    with pytest.raises(fgraph.FgraphError, match="expects dtype"):
+        exe(a.astype(np.float32), b)

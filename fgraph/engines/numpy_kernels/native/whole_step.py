@@ -127,8 +127,9 @@ class NativeStep:
                 if a is None:
                     return None
         outs = [self._result(j) for j in range(len(self.outputs))]
-        ws, ws_at = workspace(self.code.workspace)
-        consts = constant_arrays(self.code)  # (held through the call: a copy made there has no other owner)
+        ws, ws_at = workspace(self.code.workspace) if self.code.workspace else (None, 0)
+        # (held through the call: a copy made there has no other owner)
+        consts = constant_arrays(self.code) if self.code.constants else []
         table = self._table()
         at = ctypes.addressof(table)
         n_in, n_ptrs = len(values), self._n_ptrs
