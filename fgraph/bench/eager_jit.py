@@ -15,6 +15,7 @@ import numpy
 import fgraph
 import fgraph.numpy as fnp
 
+from ..engines.native_executable import CALLS_BEFORE_COMPILE
 from ..engines.numpy_kernels.native import settle
 
 
@@ -110,7 +111,7 @@ def jit_steps(quick: bool) -> list[dict]:
         for size in prog.sizes:
             start = prog.start(size, numpy.random.default_rng(3))
             numpy_step, jitted = prog.step(numpy), fgraph.jit(prog.step(fnp))
-            _loop(prog, jitted, list(start), 5)
+            _loop(prog, jitted, list(start), CALLS_BEFORE_COMPILE + 2)
             settle()
             best = {"numpy": math.inf, "jit": math.inf}
             for _ in range(3):

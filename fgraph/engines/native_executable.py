@@ -20,8 +20,9 @@ from .executable import Executable
 from .numpy_kernels.native.whole_step import native_graph
 from .race import Race
 
-#: calls before the whole graph is compiled: a graph called once or twice is not worth a compiler run
-CALLS_BEFORE_COMPILE = 3
+#: calls before the whole graph is compiled: a compile takes 0.1-0.5 s of a core, worth it for a graph a loop
+#: calls, not for one called a few times (the test suite's executables asked for 107 compiles at 3, 76 at 8)
+CALLS_BEFORE_COMPILE = 8
 #: graphs with an array of more than this many elements time the C function against the program (the
 #: program's threaded kernels may win there; eager steps use the same threshold)
 RACE_ELEMENTS = 1 << 16
