@@ -61,12 +61,13 @@ import warnings
 
 import numpy as np
 
+from .. import eager as _eager
 from ..array_api import canonical_dtype
 from ..errors import AxisError, DTypeError, FgraphError, ShapeError, user_location
 from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcasts_to, defop
 from ..opdef import no_gradient
-from ..symbol import Const, Node, Scalar, describe, error_at, make_node, refuse_out
+from ..symbol import Const, Node, Scalar, describe, error_at, make_node, new_node, refuse_out
 from .building import evaluated, namespace
 from .reduction_kernels import SPEC, call, kernels, unwrap
 
@@ -242,7 +243,7 @@ def _fast(op: str, a, axis, dtype, keepdims):
         return None
     if hit is None:
         return None
-    return Tensor(Node(op, hit[0], (x,), hit[1], hit[2], False, None, user_location(3)), st)
+    return _eager.made_now(new_node(Node, op, hit[0], (x,), hit[1], hit[2], False, None, user_location(3)), st)
 
 
 def _remember(op: str, x, st, kw: dict, result: Tensor) -> None:
