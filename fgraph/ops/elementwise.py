@@ -803,8 +803,8 @@ def astype(x, dtype, /, *, copy=True, casting="unsafe", device=None):
         if hit is not None:
             if hit[0] == n.dtype:
                 return x
-            return Tensor(new_node(Node, "astype", hit[1], (n,), n.shape, hit[0], False, None, user_location(2)),
-                          x.stack)
+            return _eager.made_now(new_node(Node, "astype", hit[1], (n,), n.shape, hit[0], False, None,
+                                            user_location(2)), x.stack)
     else:
         key = None
     dt = canonical_dtype(dtype, stack_of((x,)))

@@ -29,6 +29,7 @@ from collections import Counter
 
 import numpy as np
 
+from .. import eager as _eager
 from ..errors import DTypeError, FgraphError, ShapeError, user_location
 from ..tensor import Tensor, lift, stack_of
 from ..shape import broadcast_shapes, defop, size_of, ufunc_dtypes
@@ -256,8 +257,8 @@ def matmul(x1, x2, /, out=None, *, dtype=None, **kwargs):
         key = (a.shape, a.dtype, a.weak, b.shape, b.dtype, b.weak)
         hit = _MATMUL_SEEN.get(key)
         if hit is not None:
-            return Tensor(new_node(Node, "matmul", (), (a, b), hit[0], hit[1], False, None, user_location(2)),
-                          x1.stack)
+            return _eager.made_now(new_node(Node, "matmul", (), (a, b), hit[0], hit[1], False, None,
+                                            user_location(2)), x1.stack)
         result = _build("matmul", (x1, x2))
         if len(_MATMUL_SEEN) >= 4096:
             _MATMUL_SEEN.clear()
