@@ -54,7 +54,7 @@ class NativeExecutable(Executable):
 
     def _step(self, bound: dict):
         run = self._native if callable(self._native) else self._native_ready()
-        return super()._step(bound) if run is None else run(bound)
+        return self._program_step(bound) if run is None else run(bound)
 
     def _native_ready(self):
         """The runner once the whole graph is compiled, else None (and the
@@ -81,13 +81,14 @@ class NativeExecutable(Executable):
         return self._native
 
     def _program_step(self, bound: dict):
+        """One run of the program of kernels (``Executable._step``)."""
         return Executable._step(self, bound)
 
     def _whole(self, bound: dict):
         """One call of the C function; the program's run where it declines."""
         got = self._step_code([bound[n.name] for n in self.graph.inputs])
         if got is None:
-            return Executable._step(self, bound)
+            return self._program_step(bound)
         # a result that is a view (of a feed, or of another result) is copied, as the program's outputs are
         return self.graph.unflatten([r.copy() if r.base is not None else r for r in got])
 

@@ -247,6 +247,14 @@ def _combine(kind: str, dt, part: str, at: str) -> str | None:
             "__ATOMIC_RELAXED)); }")
 
 
+def _region(n) -> tuple:
+    """The shape of the region basic setitem ``n`` writes (its whole shape
+    for a key of None; a key's ints drop their axes, a None adds one)."""
+    key = n.param("key")
+    return n.shape if key is None else tuple(1 if e is None else len(range(*e)) for e in key
+                                             if e is None or type(e) is tuple)
+
+
 def _last_reads(order: list, outputs) -> dict:
     """id(node) -> the position of its last reader in ``order`` (a view
     passes on its own readers' positions: it is read where they are);
@@ -420,9 +428,7 @@ class GraphCode:
         x, v = n.inputs
         if id(x) not in self._scratch or self._last_read.get(id(x)) != k:
             return False
-        key = n.param("key")
-        region = n.shape if key is None else tuple(1 if e is None else len(range(*e)) for e in key
-                                                 if e is None or type(e) is tuple)
+        key, region = n.param("key"), _region(n)
         # what v computes inline, each with whether it is computed at the region's own index
         stack, seen = [(v, v.shape == region)], set()
         while stack:
@@ -728,8 +734,7 @@ class GraphCode:
             key = n.param("key")
             if id(n) not in self._over:
                 self._copy(x, target)
-            region = n.shape if key is None else tuple(1 if e is None else len(range(*e)) for e in key
-                                                     if e is None or type(e) is tuple)
+            region = _region(n)
 
             def fill(el, idx):
                 at = idx if key is None else _keyed(key, idx)

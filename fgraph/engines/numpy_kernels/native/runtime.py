@@ -77,7 +77,6 @@ def background(key, make, wait: bool = True):
     """``make()`` (compiled code, or None: it cannot be) for ``key``, made
     once, on the compiler thread, and remembered.  ``wait=False`` returns
     None until it is made."""
-    global _compiler_pool
     k = _kernels.get(key)
     if isinstance(k, Future):
         if not (wait or k.done()):
@@ -89,10 +88,16 @@ def background(key, make, wait: bool = True):
         return k
     with _kernels_lock:
         if key not in _kernels:
-            if _compiler_pool is None:
-                _compiler_pool = ThreadPoolExecutor(1, thread_name_prefix="fgraph-cc")
-            _kernels[key] = _compiler_pool.submit(_safely, make)
+            _kernels[key] = _submit(make)
     return background(key, make, wait)
+
+
+def _submit(make) -> Future:
+    """``make()`` queued on the compiler thread (made on first use); the caller holds ``_kernels_lock``."""
+    global _compiler_pool
+    if _compiler_pool is None:
+        _compiler_pool = ThreadPoolExecutor(1, thread_name_prefix="fgraph-cc")
+    return _compiler_pool.submit(_safely, make)
 
 
 def later(make) -> Future:
@@ -100,11 +105,8 @@ def later(make) -> Future:
     code, but not remembered here: the caller holds the Future, so what it
     makes goes with the caller (a compiled executable's graph, which may
     hold large constants).  :func:`settle` waits for it too."""
-    global _compiler_pool
     with _kernels_lock:
-        if _compiler_pool is None:
-            _compiler_pool = ThreadPoolExecutor(1, thread_name_prefix="fgraph-cc")
-        future = _compiler_pool.submit(_safely, make)
+        future = _submit(make)
         _later.add(future)
     future.add_done_callback(_later.discard)
     return future

@@ -266,8 +266,13 @@ def native_graph(graph, elements: int):
     if elements > MAX_VALUES or not enabled() or _started[0] >= MAX_STEPS:
         return None
     _started[0] += 1
-    shared = threads() > 1 and elements >= THREADED_ELEMENTS
+    shared = _sharing(elements)
     return later(lambda: _make(graph, shared))
+
+
+def _sharing(elements: int) -> bool:
+    """Whether a graph of arrays this large is also compiled to run on every core."""
+    return threads() > 1 and elements >= THREADED_ELEMENTS
 
 
 def native_step(key, graph_of, elements: int):
@@ -277,7 +282,7 @@ def native_step(key, graph_of, elements: int):
     native); it is called once, when the compile starts."""
     if elements > MAX_VALUES or not enabled():
         return None
-    shared = threads() > 1 and elements >= THREADED_ELEMENTS
+    shared = _sharing(elements)
     key = ("step", key, shared)
     if started(key):
         return background(key, None, wait=False)
