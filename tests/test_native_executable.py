@@ -2,8 +2,6 @@
 ``fgraph.compile``) runs as one C function once compiled
 (``engines/native_executable.py``): compared bit for bit with NumPy on the
 same code, checking that the C function did run."""
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -14,14 +12,9 @@ from fgraph.engines import native_executable
 from fgraph.engines.numpy_kernels.native import STATS, settle, toolchain, whole_step
 
 from budget import examples
+from test_whole_step import no_step_limit  # noqa: F401  (autouse: the earlier tests may have used up MAX_STEPS)
 
 pytestmark = pytest.mark.skipif(toolchain() is None or not whole_step.enabled(), reason="no C compiler")
-
-
-@pytest.fixture(autouse=True)
-def no_step_limit(monkeypatch):
-    """The tests before these in this process may have used up MAX_STEPS."""
-    monkeypatch.setattr(whole_step, "MAX_STEPS", 10 ** 9)
 
 
 def compiled_calls(f, *args):

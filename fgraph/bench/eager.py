@@ -668,7 +668,8 @@ def main(quick: bool = False, out: str = "bench-results") -> int:
     print("fgraph eager benchmark: NumPy programs run with numpy and with fgraph.numpy (the same code)")
     print(environment())
     print(f"\nTimes: seconds a run, the mean of {repeats} run(s) of each (fewer for very slow ones) after a warm-up "
-          "run of each on other data and the compiles it started (cold_ratio: fgraph's warm-up run against NumPy's on its data); mem_ratio: "
+          "run of each on other data and the compiles it started (cold_ratio: fgraph's warm-up run against "
+          "NumPy's on its data); mem_ratio: "
           "tracemalloc peaks, fgraph/numpy, in a separate run; first/last: fgraph's mean ms per step over the "
           "first and the last tenth of the steps (flatness = last/first: above 1, steps get slower as the program "
           "runs); agree: every run's final result against NumPy's on the same data.")

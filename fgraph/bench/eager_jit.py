@@ -68,6 +68,11 @@ def _adam(np):
     return step
 
 
+def _adam_per_step(t: int) -> list:
+    """Adam's bias corrections at step ``t``, as 0-d arrays (inputs of the traced step)."""
+    return [numpy.asarray(1 - 0.9 ** t), numpy.asarray(1 - 0.999 ** t)]
+
+
 def _adam_start(size, rng):
     x = numpy.linspace(-1.5, 1.5, size) + 0.1 * rng.standard_normal(size)
     return [x, numpy.zeros(size), numpy.zeros(size)]
@@ -80,12 +85,13 @@ class JitProgram:
     start: Callable  # start(size, rng) -> the state arrays
     sizes: tuple
     steps: int
+    per_step: Callable = lambda t: []  # per_step(t) -> the step's other arguments at step t (1, 2, ...)
 
 
 JIT_PROGRAMS = [
     JitProgram("gray_scott", _gray_scott, _gray_scott_start, (400, 16_384, 262_144), 100),
     JitProgram("heat_diffusion", _heat, _heat_start, (400, 16_384), 200),
-    JitProgram("adam_rosenbrock", _adam, _adam_start, (400, 16_384, 262_144), 100),
+    JitProgram("adam_rosenbrock", _adam, _adam_start, (400, 16_384, 262_144), 100, _adam_per_step),
 ]
 
 
@@ -94,8 +100,7 @@ def _loop(prog: JitProgram, step, state: list, steps: int) -> tuple:
     ``float`` each: (the final state, seconds)."""
     t0 = perf_counter()
     for t in range(1, steps + 1):
-        extra = [numpy.asarray(1 - 0.9 ** t), numpy.asarray(1 - 0.999 ** t)] if prog.name == "adam_rosenbrock" else []
-        *state, fetched = step(*state, *extra)
+        *state, fetched = step(*state, *prog.per_step(t))
         float(fetched)
     return state, perf_counter() - t0
 
