@@ -13,6 +13,7 @@ from budget import examples
 import fgraph
 import fgraph.numpy as fnp
 from fgraph.engines.incremental import Step
+from fgraph.engines.race import Race
 from fgraph.engines.numpy_kernels.native import settle
 from fgraph.symbol import Const, known_value
 
@@ -600,8 +601,6 @@ def test_a_race_keeps_the_faster_program():
     timed on its first calls (the best of three), then only the faster runs."""
     import time
 
-    from fgraph.engines.race import Race as _Race
-
     calls = []
 
     def program(name, delay):
@@ -611,7 +610,7 @@ def test_a_race_keeps_the_faster_program():
             return [values[0] + 1]
         return run
 
-    race = _Race(program("whole", 0.004), program("optimised", 0.0))
+    race = Race(program("whole", 0.004), program("optimised", 0.0))
     results = [race([k])[0] for k in range(10)]
     assert results == list(range(1, 11))  # every call's own result, whoever ran it
     assert calls[:6].count("whole") == 3 and calls[:6].count("optimised") == 3
@@ -623,8 +622,6 @@ def test_a_race_slowed_by_other_work_corrects_itself():
     trials were slowed (a compile in the background took the core) wins
     once it is measured at its own speed, and stays kept."""
     import time
-
-    from fgraph.engines.race import Race as _Race
 
     calls = []
     slow_trials = [3]
@@ -641,11 +638,11 @@ def test_a_race_slowed_by_other_work_corrects_itself():
         time.sleep(0.002)
         return [values[0]]
 
-    race = _Race(whole, optimised)
-    for k in range(3 * _Race.RECHECK):
+    race = Race(whole, optimised)
+    for k in range(3 * Race.RECHECK):
         assert race([k]) == [k]
     assert race.winner is whole
-    assert calls[-_Race.RECHECK:].count("optimised") == 1  # (its own recheck)
+    assert calls[-Race.RECHECK:].count("optimised") == 1  # (its own recheck)
 
 
 def test_a_floating_point_error_of_a_small_array_is_raised_where_it_is_made():
@@ -687,8 +684,6 @@ def test_a_race_drops_a_program_that_became_slow():
     (a step shared among threads on an idle machine) is dropped once it
     runs slower than the other (another program took a core)."""
     import time
-
-    from fgraph.engines.race import Race
 
     calls = []
 
