@@ -84,7 +84,7 @@ class Storage:
         """A C-contiguous stand-in of this storage with ``shape``: metadata only."""
         s = self.scratch
         strides = c_strides(shape, s.itemsize)
-        if s.dtype.kind in "O" or s.dtype.fields is not None or s.dtype.subdtype is not None:
+        if s.dtype.kind == "O" or s.dtype.fields is not None or s.dtype.subdtype is not None:
             return as_strided(s, shape, strides, writeable=writeable)
         # as_strided's own way (an array interface over the scratch), without its Python around it:
         # 1.0 against 2.7 us, every array that gets a view or a write
